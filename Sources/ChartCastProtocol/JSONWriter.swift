@@ -1,0 +1,96 @@
+/// Appends compact JSON to a byte buffer, one token at a time.
+///
+/// Encoders call `beginObject`/`key`/`…`/`endObject` directly, so a message is serialised in
+/// one pass without building an intermediate `JSONValue`. Commas are inserted automatically.
+public struct JSONWriter {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    private mutating func separator() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+    }
+
+    public mutating func beginObject() { separator(); bytes.append(UInt8(ascii: "{")); needsComma = false }
+    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
+    public mutating func beginArray() { separator(); bytes.append(UInt8(ascii: "[")); needsComma = false }
+    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
+
+    /// Writes a member name; the next token written is its value.
+    public mutating func key(_ name: String) {
+        separator()
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func string(_ value: String) { separator(); appendQuoted(value) }
+    public mutating func bool(_ value: Bool) { separator(); bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes) }
+    public mutating func null() { separator(); bytes.append(contentsOf: Self.nullBytes) }
+
+    /// Writes a number; integral values print without a fraction, non-finite values as `null`.
+    public mutating func number(_ value: Double) {
+        separator()
+        guard value.isFinite else { bytes.append(contentsOf: Self.nullBytes); return }
+        if value == value.rounded(.towardZero), abs(value) < 9.007_199_254_740_992e15 {
+            bytes.append(contentsOf: String(Int64(value)).utf8)
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    public mutating func number(_ value: Int) { separator(); bytes.append(contentsOf: String(value).utf8) }
+
+    /// Writes `value` or `null`.
+    public mutating func number(_ value: Double?) {
+        if let value { number(value) } else { null() }
+    }
+
+    /// Writes a whole `JSONValue`.
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .number(let n): number(n)
+        case .string(let s): string(s)
+        case .array(let items):
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for (name, member) in members { key(name); self.value(member) }
+            endObject()
+        }
+    }
+
+    /// Splices already-serialised JSON in as one value (e.g. a cached chart spec).
+    public mutating func raw(_ json: [UInt8]) { separator(); bytes.append(contentsOf: json) }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    private mutating func appendQuoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,35 @@
+import WebSockets
+
+/// The most recent `append` frames of one chart, numbered consecutively, like a Kafka partition.
+///
+/// Each viewer keeps only a cursor (the number of the next append it needs); a viewer whose cursor
+/// has fallen off the back of the log is sent a fresh snapshot instead of a backlog.
+/// - Note: service thread only.
+struct AppendLog {
+    private var frames: [OutboundFrame?]
+    /// Number the next appended frame will get.
+    private(set) var nextNumber = 0
+
+    init(capacity: Int) {
+        frames = Array(repeating: nil, count: max(1, capacity))
+    }
+
+    var capacity: Int { frames.count }
+
+    /// Number of the oldest frame still held.
+    var oldestNumber: Int { max(0, nextNumber - frames.count) }
+
+    /// Adds a frame, dropping the oldest when full.
+    /// - Complexity: O(1).
+    mutating func append(_ frame: OutboundFrame) {
+        frames[nextNumber % frames.count] = frame
+        nextNumber += 1
+    }
+
+    /// The frame numbered `number`, or nil when it was dropped or does not exist yet.
+    /// - Complexity: O(1).
+    func frame(_ number: Int) -> OutboundFrame? {
+        guard number >= oldestNumber, number < nextNumber else { return nil }
+        return frames[number % frames.count]
+    }
+}

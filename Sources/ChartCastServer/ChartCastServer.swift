@@ -1,0 +1,104 @@
+import ChartCastProtocol
+import Dispatch
+import WebSockets
+
+/// A point-in-time summary of the server, for tests and tools.
+public struct ServerStatistics: Sendable {
+    public var viewers: Int
+    public var framesIn: Int
+    public var framesOut: Int
+    public var bytesOut: Int
+    public var statesCoalesced: Int
+    public var snapshotsResent: Int
+    /// Bytes queued per viewer beyond the shared frames (personal frames), by viewer id.
+    public var pendingBytesByViewer: [String: Int]
+    /// Current `seq` of each chart.
+    public var seqByChart: [String: Int]
+    public var errors: [String: Int]
+    public var rssBytes: Int?
+
+    /// Bytes the server holds for one viewer beyond shared frames, 0 when unknown.
+    public func pendingBytes(forViewer id: String) -> Int { pendingBytesByViewer[id] ?? 0 }
+}
+
+/// The ChartCast server: the demo dashboard's charts, protocol v1 at `/ws`, the page and the
+/// HTTP endpoints, all on one libwebsockets service thread.
+///
+/// `start()` binds and returns the port; `shutdown()` closes every viewer with 1001 and stops.
+public final class ChartCastServer {
+    public let options: ServerOptions
+    public let logger: Logger
+    private let core: ServerCore
+    private let delegate: CoreDelegate
+    private let server: WebSocketServer
+    private var started = false
+
+    public init(options: ServerOptions, logger: Logger? = nil) {
+        self.options = options
+        self.logger = logger ?? Logger(level: options.logLevel)
+        core = ServerCore(options: options, logger: self.logger)
+        delegate = CoreDelegate(core: core)
+        var configuration = WebSocketServerConfiguration()
+        configuration.host = options.host
+        configuration.port = options.port
+        configuration.webRoot = options.webRoot
+        configuration.webSocketPath = "/ws"
+        configuration.subprotocol = "chartcast.v1"
+        configuration.maxMessageSize = 65_536
+        configuration.permessageDeflate = options.deflate
+        server = WebSocketServer(configuration: configuration, delegate: delegate)
+    }
+
+    /// Binds, starts the service thread and the demo feeds. Returns the bound port.
+    /// - Throws: `WebSocketError.listenFailed` with a readable reason (e.g. the port is taken).
+    @discardableResult
+    public func start() throws -> Int {
+        let port = try server.start()
+        started = true
+        let core = self.core, server = self.server, tick = options.tick
+        server.perform {
+            server.schedule(every: tick) { core.tick() }
+            server.schedule(every: 0.2) { core.publishViewersIfNeeded() }
+        }
+        return port
+    }
+
+    /// The bound port (after `start()`).
+    public var port: Int { server.port }
+
+    /// Sends close 1001 to every viewer, waits at most half a second for them, and stops.
+    /// Safe to call from any thread but the service thread; idempotent.
+    public func shutdown() {
+        guard started else { return }
+        started = false
+        server.shutdown(closeCode: 1001, grace: 0.5)
+    }
+
+    /// Runs `body` on the service thread and waits for its result.
+    private func onServiceThread<T>(_ body: @escaping (ServerCore) -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        var result: T?
+        let core = self.core
+        server.perform {
+            result = body(core)
+            done.signal()
+        }
+        done.wait()
+        return result!
+    }
+
+    /// Current figures, gathered on the service thread. Blocks briefly.
+    public func statistics() -> ServerStatistics {
+        onServiceThread { core in
+            var pending: [String: Int] = [:]
+            for session in core.sessions.values { pending[session.info.id] = session.pendingPersonalBytes }
+            return ServerStatistics(
+                viewers: core.viewerCount, framesIn: core.metrics.framesIn, framesOut: core.metrics.framesOut,
+                bytesOut: core.metrics.bytesOut, statesCoalesced: core.metrics.statesCoalesced,
+                snapshotsResent: core.metrics.snapshotsResent, pendingBytesByViewer: pending,
+                seqByChart: Dictionary(uniqueKeysWithValues: core.channels.map { ($0.spec.id, $0.seq) }),
+                errors: Dictionary(uniqueKeysWithValues: core.metrics.errors.map { ($0.key.rawValue, $0.value) }),
+                rssBytes: ServerCore.residentBytes())
+        }
+    }
+}

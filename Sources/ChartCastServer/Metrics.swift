@@ -1,0 +1,82 @@
+import ChartCastProtocol
+
+/// Server counters, rendered in the Prometheus text format at `GET /metrics`.
+/// - Note: service thread only.
+struct Metrics {
+    var framesIn = 0
+    var bytesIn = 0
+    var framesOut = 0
+    var bytesOut = 0
+    /// Selection states a viewer never saw because a newer one replaced them first.
+    var statesCoalesced = 0
+    /// Snapshots sent again to viewers that fell off the append log.
+    var snapshotsResent = 0
+    var connectionsTotal = 0
+    var personalFramesDropped = 0
+    var errors: [ErrorCode: Int] = [:]
+    /// Seconds from a selection change to its write to a viewer.
+    var eventToWrite = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
+
+    func render(viewers: Int, charts: [ChartChannel], rssBytes: Int?) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ lines: [(String, String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in lines { out += "\(name)\(labels) \(value)\n" }
+        }
+        metric("chartcast_viewers", "gauge", "Connected WebSocket viewers.", [("", "\(viewers)")])
+        metric("chartcast_connections_total", "counter", "WebSocket connections accepted.", [("", "\(connectionsTotal)")])
+        metric("chartcast_frames_in_total", "counter", "WebSocket messages received.", [("", "\(framesIn)")])
+        metric("chartcast_bytes_in_total", "counter", "WebSocket payload bytes received.", [("", "\(bytesIn)")])
+        metric("chartcast_frames_out_total", "counter", "WebSocket messages written.", [("", "\(framesOut)")])
+        metric("chartcast_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", "\(bytesOut)")])
+        metric("chartcast_states_coalesced_total", "counter",
+               "Selection states replaced by a newer one before a viewer was sent them.", [("", "\(statesCoalesced)")])
+        metric("chartcast_snapshots_resent_total", "counter",
+               "Snapshots sent again to viewers that fell behind the append log.", [("", "\(snapshotsResent)")])
+        metric("chartcast_personal_frames_dropped_total", "counter",
+               "Per-viewer frames (errors) dropped because the viewer was not reading.", [("", "\(personalFramesDropped)")])
+        metric("chartcast_errors_total", "counter", "Protocol errors sent, by code.",
+               ErrorCode.allCases.map { ("{code=\"\($0.rawValue)\"}", "\(errors[$0, default: 0])") })
+        metric("chartcast_chart_seq", "gauge", "Current sequence number of each chart.",
+               charts.map { ("{chart=\"\($0.spec.id)\"}", "\($0.seq)") })
+        metric("chartcast_chart_points", "gauge", "Points held per chart (x positions).",
+               charts.map { ("{chart=\"\($0.spec.id)\"}", "\($0.store.count)") })
+        if let rssBytes {
+            metric("chartcast_resident_memory_bytes", "gauge", "Resident set size of the server process.", [("", "\(rssBytes)")])
+        }
+        out += eventToWrite.render(name: "chartcast_event_to_write_seconds",
+                                   help: "Time from a selection change to its write to a viewer.")
+        return out
+    }
+}
+
+/// A cumulative histogram with fixed upper bounds.
+struct Histogram {
+    let bounds: [Double]
+    private(set) var counts: [Int]
+    private(set) var sum = 0.0
+    private(set) var count = 0
+
+    init(bounds: [Double]) {
+        self.bounds = bounds
+        self.counts = Array(repeating: 0, count: bounds.count)
+    }
+
+    /// - Complexity: O(buckets), a dozen comparisons.
+    mutating func observe(_ value: Double) {
+        sum += value
+        count += 1
+        if let bucket = bounds.firstIndex(where: { value <= $0 }) { counts[bucket] += 1 }
+    }
+
+    func render(name: String, help: String) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        var cumulative = 0
+        for (bound, bucketCount) in zip(bounds, counts) {
+            cumulative += bucketCount
+            out += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "\(name)_bucket{le=\"+Inf\"} \(count)\n\(name)_sum \(sum)\n\(name)_count \(count)\n"
+        return out
+    }
+}

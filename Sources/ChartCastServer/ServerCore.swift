@@ -1,0 +1,136 @@
+import ChartCastProtocol
+import ChartEngine
+import Dispatch
+import WebSockets
+
+/// Everything the server knows, owned by the lws service thread: charts, viewers, metrics.
+///
+/// Implements the WebSocket delegate. Incoming messages change chart state; every change bumps
+/// the chart's `seq`, is encoded once, and each viewer's connection is asked to write. What a
+/// viewer is sent next is decided only when its socket is writable (`nextFrame(for:)`), so a slow
+/// viewer is served the newest state rather than a backlog.
+/// - Note: service thread only, apart from `init`, which runs before the service thread starts.
+final class ServerCore {
+    static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+    /// Appends kept per chart before a lagging viewer is sent a snapshot instead.
+    static let appendLogCapacity = 256
+    /// Pointer/key messages per viewer per second, sustained and burst.
+    static let messageRate = 240.0, messageBurst = 480.0
+    /// At most this many viewers are listed in a `viewers` message (`total` gives the count).
+    static let maxListedViewers = 64
+
+    let options: ServerOptions
+    let logger: Logger
+    let channels: [ChartChannel]
+    let channelsByID: [String: ChartChannel]
+    var feeds = DemoFeeds()
+    var metrics = Metrics()
+
+    private(set) var sessions: [Int: Session] = [:]
+    /// Sessions in join order, for the `viewers` list.
+    private var roster: [Session] = []
+    private var viewerCounter = 0
+    private var viewersVersion = 0
+    private var viewersDirty = false
+    private var viewersFrame: (version: Int, frame: OutboundFrame)?
+
+    init(options: ServerOptions, logger: Logger) {
+        self.options = options
+        self.logger = logger
+        var random = SplitMix64(seed: 1)
+        let specs = DemoDashboard.specs(window: options.window)
+        channels = specs.enumerated().map { index, spec in
+            let channel = ChartChannel(index: index, spec: spec, appendLogCapacity: ServerCore.appendLogCapacity)
+            DemoDashboard.seed(channel.store, random: &random)
+            channel.dataLoaded()
+            return channel
+        }
+        channelsByID = Dictionary(uniqueKeysWithValues: channels.map { ($0.spec.id, $0) })
+    }
+
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    var viewerCount: Int { sessions.count }
+
+    // MARK: Timers
+
+    /// One demo feed step: appends and category updates for every live chart.
+    func tick() {
+        _ = feeds.tick(channels, now: ServerCore.now())
+        wakeAll()
+    }
+
+    /// Publishes the viewer list if it changed since the last call (joins are batched so a crowd
+    /// arriving at once costs one list per interval, not one per arrival).
+    func publishViewersIfNeeded() {
+        guard viewersDirty else { return }
+        viewersDirty = false
+        viewersVersion += 1
+        wakeAll()
+    }
+
+    /// Asks every viewer's connection for a write; each takes the newest state when writable.
+    /// - Complexity: O(viewers).
+    func wakeAll() {
+        for session in roster { session.connection.requestWrite() }
+    }
+
+    // MARK: Sessions
+
+    func open(_ connection: WebSocketConnection) {
+        viewerCounter += 1
+        let info = ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
+                              color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
+        let session = Session(connection: connection, info: info, chartCount: channels.count,
+                              rateLimiter: RateLimiter(rate: ServerCore.messageRate, burst: ServerCore.messageBurst,
+                                                       now: ServerCore.now()))
+        sessions[connection.id] = session
+        roster.append(session)
+        metrics.connectionsTotal += 1
+        session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(viewer: info,
+                                                                                chartSpecs: channels.map(\.specJSON))))
+        viewersDirty = true
+        logger.info("viewer \(info.id) connected from \(connection.remoteAddress) (\(sessions.count) connected)")
+        connection.requestWrite()
+    }
+
+    func close(_ connection: WebSocketConnection) {
+        guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        if let position = roster.firstIndex(where: { $0 === session }) { roster.remove(at: position) }
+        let now = ServerCore.now()
+        for channel in channels where channel.engine.removeViewer(session.info.id) {
+            channel.selectionDidChange(ref: nil, now: now)
+        }
+        viewersDirty = true
+        logger.info("viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(sessions.count) connected)")
+        wakeAll()
+    }
+
+    func session(for connection: WebSocketConnection) -> Session? { sessions[connection.id] }
+
+    /// Queues an `error` for one viewer and counts it.
+    func sendError(_ error: ProtocolError, to session: Session) {
+        metrics.errors[error.code, default: 0] += 1
+        logger.debug("viewer \(session.info.id): error \(error)")
+        if session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.error(error))) {
+            session.connection.requestWrite()
+        } else {
+            metrics.personalFramesDropped += 1
+        }
+    }
+
+    /// The `viewers` frame for the current roster, encoded at most once per version.
+    func currentViewersFrame() -> OutboundFrame {
+        if let cached = viewersFrame, cached.version == viewersVersion { return cached.frame }
+        let listed = roster.prefix(ServerCore.maxListedViewers).map(\.info)
+        let frame = OutboundFrame(textBytes: ServerMessage.viewers(Array(listed), total: roster.count))
+        viewersFrame = (viewersVersion, frame)
+        return frame
+    }
+
+    var currentViewersVersion: Int { viewersVersion }
+
+    /// Marks the roster changed (join, leave, rename).
+    func rosterChanged() { viewersDirty = true }
+}

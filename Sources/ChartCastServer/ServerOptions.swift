@@ -1,0 +1,150 @@
+import Foundation
+
+/// Everything `chartcast` can be told on the command line or through `CHARTCAST_*` variables.
+public struct ServerOptions: Equatable, Sendable {
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    /// Directory of the page; nil serves no static files (tests, headless use).
+    public var webRoot: String? = nil
+    /// Seconds between demo feed updates.
+    public var tick: Double = 1.0
+    /// Rolling window of the live time charts, in points.
+    public var window: Int = 60
+    public var deflate: Bool = false
+    public var logLevel: LogLevel = .info
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, webRoot: String? = nil, tick: Double = 1.0,
+                window: Int = 60, deflate: Bool = false, logLevel: LogLevel = .info) {
+        self.host = host
+        self.port = port
+        self.webRoot = webRoot
+        self.tick = tick
+        self.window = window
+        self.deflate = deflate
+        self.logLevel = logLevel
+    }
+}
+
+/// What the command line asked for.
+public enum CommandLineRequest: Equatable {
+    case run(ServerOptions)
+    case help
+}
+
+/// A command-line mistake, phrased for the user.
+public struct OptionsError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+}
+
+extension ServerOptions {
+    public static let usage = """
+    Usage: chartcast [options]
+
+    Serves the ChartCast demo dashboard: a canvas page at / and protocol v1 at /ws.
+
+    Options (each also settable as an environment variable):
+      --host ADDR          interface to listen on            CHARTCAST_HOST       (default 127.0.0.1)
+      --port N             TCP port, 0 for any free port     CHARTCAST_PORT       (default 8080)
+      --web-root DIR       directory of the page             CHARTCAST_WEB_ROOT   (default: web/ next to
+                                                                                   the executable or in the
+                                                                                   working directory)
+      --tick SECONDS       demo feed interval                CHARTCAST_TICK       (default 1)
+      --window N           rolling window in points          CHARTCAST_WINDOW     (default 60)
+      --deflate            enable permessage-deflate         CHARTCAST_DEFLATE=1  (default off)
+      --log-level LEVEL    error, warn, info or debug        CHARTCAST_LOG_LEVEL  (default info)
+      -h, --help           show this help
+
+    Command-line flags override environment variables.
+    """
+
+    /// Parses `CHARTCAST_*` variables, then flags (flags win).
+    /// - Throws: `OptionsError` naming the bad flag or value.
+    public static func parse(arguments: [String], environment: [String: String]) throws -> CommandLineRequest {
+        var options = ServerOptions()
+        func apply(_ name: String, _ value: String) throws {
+            switch name {
+            case "host":
+                guard !value.isEmpty else { throw OptionsError(description: "--host needs an address") }
+                options.host = value
+            case "port":
+                guard let port = Int(value), (0...65535).contains(port) else {
+                    throw OptionsError(description: "--port must be an integer from 0 to 65535, got \"\(value)\"")
+                }
+                options.port = port
+            case "web-root":
+                options.webRoot = value
+            case "tick":
+                guard let tick = Double(value), tick.isFinite, tick >= 0.01, tick <= 3600 else {
+                    throw OptionsError(description: "--tick must be a number of seconds from 0.01 to 3600, got \"\(value)\"")
+                }
+                options.tick = tick
+            case "window":
+                guard let window = Int(value), (2...10_000_000).contains(window) else {
+                    throw OptionsError(description: "--window must be an integer from 2 to 10000000, got \"\(value)\"")
+                }
+                options.window = window
+            case "deflate":
+                switch value.lowercased() {
+                case "1", "true", "yes", "on": options.deflate = true
+                case "0", "false", "no", "off", "": options.deflate = false
+                default: throw OptionsError(description: "CHARTCAST_DEFLATE must be 1 or 0, got \"\(value)\"")
+                }
+            case "log-level":
+                guard let level = LogLevel(name: value) else {
+                    throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
+                }
+                options.logLevel = level
+            default:
+                throw OptionsError(description: "unknown option --\(name) (see --help)")
+            }
+        }
+        let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level"]
+        for name in names {
+            let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            if let value = environment[variable] { try apply(name, value) }
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "-h" || argument == "--help" { return .help }
+            guard argument.hasPrefix("--") else {
+                throw OptionsError(description: "unexpected argument \"\(argument)\" (see --help)")
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard names.contains(name) else { throw OptionsError(description: "unknown option --\(name) (see --help)") }
+            if name == "deflate" {
+                try apply(name, inlineValue ?? "1")
+                continue
+            }
+            if let inlineValue {
+                try apply(name, inlineValue)
+            } else {
+                guard index < arguments.count else { throw OptionsError(description: "--\(name) needs a value") }
+                try apply(name, arguments[index])
+                index += 1
+            }
+        }
+        return .run(options)
+    }
+
+    /// The default page directory: `web/` beside the executable (or up to three levels above it,
+    /// which covers `.build/<config>/chartcast` in a checkout), else `web/` in the working directory.
+    public static func defaultWebRoot(executablePath: String, workingDirectory: String) -> String? {
+        let fileManager = FileManager.default
+        var directory = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = directory.appendingPathComponent("web")
+            if fileManager.fileExists(atPath: candidate.appendingPathComponent("index.html").path) { return candidate.path }
+            directory.deleteLastPathComponent()
+        }
+        let local = URL(fileURLWithPath: workingDirectory).appendingPathComponent("web")
+        if fileManager.fileExists(atPath: local.appendingPathComponent("index.html").path) { return local.path }
+        return nil
+    }
+}

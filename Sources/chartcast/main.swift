@@ -1,0 +1,53 @@
+import ChartCastServer
+import Dispatch
+import Foundation
+
+/// `chartcast`: parse options, start the server, stop cleanly on SIGINT/SIGTERM.
+let environment = ProcessInfo.processInfo.environment
+let request: CommandLineRequest
+do {
+    request = try ServerOptions.parse(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
+} catch {
+    FileHandle.standardError.write("chartcast: \(error)\n".data(using: .utf8)!)
+    exit(2)
+}
+guard case .run(var options) = request else {
+    print(ServerOptions.usage)
+    exit(0)
+}
+if options.webRoot == nil {
+    options.webRoot = ServerOptions.defaultWebRoot(executablePath: CommandLine.arguments[0],
+                                                   workingDirectory: FileManager.default.currentDirectoryPath)
+}
+
+let logger = Logger(level: options.logLevel)
+logger.captureLibWebsocketsLogs()
+if options.webRoot == nil {
+    logger.warn("no web/ directory found beside the executable or in the working directory; serving no page (use --web-root)")
+}
+let server = ChartCastServer(options: options, logger: logger)
+let port: Int
+do {
+    port = try server.start()
+} catch {
+    logger.error("\(error)")
+    FileHandle.standardError.write("chartcast: \(error)\n".data(using: .utf8)!)
+    exit(1)
+}
+let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
+logger.info("ChartCast listening on http://\(shownHost):\(port)/ (WebSocket /ws, page \(options.webRoot ?? "none"), tick \(options.tick)s, window \(options.window))")
+
+var signalSources: [DispatchSourceSignal] = []
+for signalNumber in [SIGINT, SIGTERM] {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+    source.setEventHandler {
+        logger.info("shutting down (signal \(signalNumber))")
+        server.shutdown()
+        logger.info("stopped")
+        exit(0)
+    }
+    source.resume()
+    signalSources.append(source)
+}
+dispatchMain()
