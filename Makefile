@@ -1,0 +1,51 @@
+# ChartCast: `make run` starts the demo dashboard, `make test` runs every test.
+SWIFT ?= swift
+PYTHON ?= /usr/bin/python3
+ARGS ?=
+
+.PHONY: run build release test unit-test browser-test bench microbench deps deps-test clean
+
+deps:
+	@scripts/install-deps.sh run
+
+deps-test:
+	@scripts/install-deps.sh test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product chartcast
+
+## Installs what is missing, builds in release and serves http://127.0.0.1:8080 (ARGS="--port 9000" etc.).
+run: release
+	.build/release/chartcast $(ARGS)
+
+## Installs what the tests need, runs the Swift suites, then the real-Chromium page tests.
+test: deps-test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	$(SWIFT) build --product chartcast
+	CHARTCAST_BIN=$(CURDIR)/.build/debug/chartcast $(PYTHON) Tests/browser/test_dashboard.py
+
+unit-test: deps-test
+	$(SWIFT) test
+
+browser-test: deps-test
+	$(SWIFT) build --product chartcast
+	CHARTCAST_BIN=$(CURDIR)/.build/debug/chartcast $(PYTHON) Tests/browser/test_dashboard.py
+
+## Side-by-side load benchmark against libwebsockets-test-server (minutes; not part of `make test`).
+bench:
+	@scripts/install-deps.sh bench
+	$(SWIFT) build -c release --product chartcast
+	$(SWIFT) build -c release --product chartcast-load
+	bash bench/run.sh
+
+## Engine micro-benchmark: hover, range update and append cost at 10^3…10^7 points.
+microbench: deps
+	$(SWIFT) build -c release --product chartcast-bench
+	.build/release/chartcast-bench
+
+clean:
+	rm -rf .build

@@ -1,0 +1,76 @@
+import ChartCastProtocol
+import Foundation
+import XCTest
+
+/// The HTTP side of the shared port: health, chart specs, metrics, the page, and traversal.
+final class HTTPIntegrationTests: XCTestCase {
+    private var webRoot: URL!
+
+    override func setUpWithError() throws {
+        webRoot = FileManager.default.temporaryDirectory.appendingPathComponent("chartcast-web-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: webRoot.appendingPathComponent("js"), withIntermediateDirectories: true)
+        try "<!doctype html><title>ChartCast test page</title>".write(to: webRoot.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        try "export const answer = 42;\n".write(to: webRoot.appendingPathComponent("js/app.js"), atomically: true, encoding: .utf8)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: webRoot) }
+
+    func testHealthzAnswersOK() throws {
+        let server = try TestServer()
+        let response = try rawHTTPGet(port: server.port, path: "/healthz")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "ok")
+    }
+
+    func testApiChartsListsTheFiveSpecs() throws {
+        let server = try TestServer()
+        let response = try rawHTTPGet(port: server.port, path: "/api/charts")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertTrue(response.headers.lowercased().contains("application/json"))
+        let json = try JSONReader.parse(response.body)
+        XCTAssertEqual(json["charts"]?.array?.compactMap { $0["id"]?.string }, ["workouts", "intake", "expenses", "sales", "temperature"])
+        XCTAssertEqual(json["charts"]?[4]?["interactions"]?["tap"], .bool(true))
+    }
+
+    func testMetricsAreInPrometheusTextFormat() throws {
+        let server = try TestServer()
+        _ = try server.viewer()
+        let text = String(decoding: try rawHTTPGet(port: server.port, path: "/metrics").body, as: UTF8.self)
+        XCTAssertTrue(text.contains("# TYPE chartcast_viewers gauge\nchartcast_viewers 1\n"), text)
+        XCTAssertTrue(text.contains("chartcast_errors_total{code=\"bad_json\"} 0"))
+        XCTAssertTrue(text.contains("chartcast_event_to_write_seconds_bucket{le=\"+Inf\"}"))
+        let framesOut = text.split(separator: "\n").first { $0.hasPrefix("chartcast_frames_out_total ") }
+            .flatMap { Int($0.split(separator: " ")[1]) }
+        XCTAssertGreaterThanOrEqual(framesOut ?? 0, 6, "welcome + five snapshots at least")
+    }
+
+    func testServesStaticFilesWithContentTypes() throws {
+        let server = try TestServer(webRoot: webRoot.path)
+        let index = try rawHTTPGet(port: server.port, path: "/")
+        XCTAssertEqual(index.status, 200)
+        XCTAssertTrue(index.headers.lowercased().contains("text/html"))
+        XCTAssertTrue(String(decoding: index.body, as: UTF8.self).contains("ChartCast test page"))
+        let script = try rawHTTPGet(port: server.port, path: "/js/app.js")
+        XCTAssertEqual(script.status, 200)
+        XCTAssertTrue(script.headers.lowercased().contains("javascript"))
+        XCTAssertEqual(try rawHTTPGet(port: server.port, path: "/missing.js").status, 404)
+    }
+
+    func testTraversalOutsideTheWebRootIsRefused() throws {
+        // A secret next to the web root that a traversal would reach.
+        let secret = webRoot.deletingLastPathComponent().appendingPathComponent("chartcast-secret.txt")
+        try "TOP-SECRET".write(to: secret, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        let server = try TestServer(webRoot: webRoot.path)
+        let attempts = ["/../chartcast-secret.txt", "/js/../../chartcast-secret.txt", "/%2e%2e/chartcast-secret.txt",
+                        "/%2E%2E%2Fchartcast-secret.txt", "/..%2fchartcast-secret.txt", "/js/%2e%2e/%2e%2e/chartcast-secret.txt",
+                        "/..\\chartcast-secret.txt", "/%252e%252e/chartcast-secret.txt", "/js/..%00/app.js",
+                        "/../../../../etc/passwd"]
+        for path in attempts {
+            let response = try rawHTTPGet(port: server.port, path: path)
+            XCTAssertTrue([400, 403, 404].contains(response.status), "\(path) → \(response.status)")
+            XCTAssertFalse(String(decoding: response.body, as: UTF8.self).contains("TOP-SECRET"), path)
+            XCTAssertFalse(String(decoding: response.body, as: UTF8.self).contains("root:x:"), path)
+        }
+    }
+}
