@@ -34,8 +34,9 @@ final class HTTPIntegrationTests: XCTestCase {
 
     func testMetricsAreInPrometheusTextFormat() throws {
         let server = try TestServer()
-        _ = try server.viewer()
+        let viewer = try server.viewer()
         let text = String(decoding: try rawHTTPGet(port: server.port, path: "/metrics").body, as: UTF8.self)
+        withExtendedLifetime(viewer) {}
         XCTAssertTrue(text.contains("# TYPE chartcast_viewers gauge\nchartcast_viewers 1\n"), text)
         XCTAssertTrue(text.contains("chartcast_errors_total{code=\"bad_json\"} 0"))
         XCTAssertTrue(text.contains("chartcast_event_to_write_seconds_bucket{le=\"+Inf\"}"))

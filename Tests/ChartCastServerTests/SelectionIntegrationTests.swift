@@ -182,17 +182,21 @@ final class SelectionIntegrationTests: XCTestCase {
         XCTAssertEqual(cleared["hovers"], .array([]))
     }
 
-    func testLiveAppendsInsideAnActiveRangeRecomputeIt() throws {
-        let server = try TestServer(tick: 0.1)
+    func testEvictionsLeavingAnActiveRangeRecomputeIt() throws {
+        let server = try TestServer(tick: 0.1, window: 32)
         let a = try server.viewer()
         a.sendViewport("temperature")
         let domain = try numericDomain(a, "temperature")
-        // Drag from mid-May to far right: new days land inside the range (clamped to the domain).
-        a.pointer("temperature", "down", x: plot.numericX(may1 + 20 * day, domain: domain))
-        a.pointer("temperature", "move", x: plot.x + plot.width + 50, ref: "r")
+        // Drag from left of the plot (clamped to the domain's start) to mid-May: the oldest days
+        // leave the 32-point window within a few ticks, and the range must shrink with them.
+        a.pointer("temperature", "down", x: plot.x - 20)
+        a.pointer("temperature", "move", x: plot.numericX(may1 + 15 * day, domain: domain), ref: "r")
         let initial = try a.selection("temperature") { $0["ref"]?.string == "r" }
-        let initialCount = initial["range"]?["count"]?.number ?? 0
-        let grown = try a.selection("temperature") { ($0["range"]?["count"]?.number ?? 0) > initialCount }
-        XCTAssertNil(grown["ref"]?.string, "recomputed by data, not by a pointer")
+        let initialCount = try XCTUnwrap(initial["range"]?["count"]?.number)
+        let shrunk = try a.selection("temperature") { ($0["range"]?["count"]?.number ?? .infinity) < initialCount }
+        XCTAssertNil(shrunk["ref"]?.string, "recomputed by data, not by a pointer")
+        let rows = shrunk["range"]?["rows"]?.array ?? []
+        XCTAssertEqual(shrunk["range"]?["totals"]?[0]?["sum"]?.number ?? 0,
+                       rows.compactMap { $0["y"]?.number }.reduce(0, +), accuracy: 1e-9)
     }
 }

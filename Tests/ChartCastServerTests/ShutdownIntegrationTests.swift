@@ -23,7 +23,9 @@ final class ShutdownIntegrationTests: XCTestCase {
 
     /// The real executable: SIGTERM → exit status 0 within a second; a taken port → non-zero and a clear message.
     func testExecutableExitsZeroOnSIGTERMAndExplainsATakenPort() throws {
-        let binary = repositoryRoot.appendingPathComponent(".build/debug/chartcast")
+        // The test runner lives in the build directory beside the executables.
+        let buildDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let binary = buildDirectory.appendingPathComponent("chartcast")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             return XCTFail("build the chartcast executable first (swift build --product chartcast): \(binary.path)")
         }

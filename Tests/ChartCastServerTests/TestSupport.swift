@@ -147,5 +147,3 @@ private func contentLength(_ bytes: [UInt8], _ split: Int) -> Int? {
     return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
 }
 
-/// The repository root, found from this file's path.
-let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
