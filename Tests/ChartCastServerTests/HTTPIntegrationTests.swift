@@ -74,4 +74,25 @@ final class HTTPIntegrationTests: XCTestCase {
             XCTAssertFalse(String(decoding: response.body, as: UTF8.self).contains("root:x:"), path)
         }
     }
+
+    /// A WebSocket handshake offering permessage-deflate; returns the response head.
+    private func handshake(port: Int) throws -> (status: Int, headers: String) {
+        let response = try rawHTTPGet(port: port, path: "/ws", extraHeaders: [
+            "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: chartcast.v1",
+            "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"])
+        return (response.status, response.headers.lowercased())
+    }
+
+    func testPermessageDeflateIsOffByDefaultAndOnWithTheFlag() throws {
+        let plain = try TestServer()
+        let refused = try handshake(port: plain.port)
+        XCTAssertEqual(refused.status, 101)
+        XCTAssertTrue(refused.headers.contains("sec-websocket-protocol: chartcast.v1"))
+        XCTAssertFalse(refused.headers.contains("permessage-deflate"))
+        let compressing = try TestServer(deflate: true)
+        let accepted = try handshake(port: compressing.port)
+        XCTAssertEqual(accepted.status, 101)
+        XCTAssertTrue(accepted.headers.contains("sec-websocket-extensions: permessage-deflate"))
+    }
 }

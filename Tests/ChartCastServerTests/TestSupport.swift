@@ -9,10 +9,10 @@ final class TestServer {
     let server: ChartCastServer
     let port: Int
 
-    init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil) throws {
+    init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil, deflate: Bool = false) throws {
         let logger = Logger(level: .warn)
         server = ChartCastServer(options: ServerOptions(host: "127.0.0.1", port: 0, webRoot: webRoot, tick: tick,
-                                                        window: window, logLevel: .warn), logger: logger)
+                                                        window: window, deflate: deflate, logLevel: .warn), logger: logger)
         port = try server.start()
     }
 
@@ -102,7 +102,7 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// A minimal HTTP/1.1 GET over a raw socket, so paths reach the server byte for byte
 /// (URL libraries normalise `..` away before sending).
-func rawHTTPGet(port: Int, path: String, timeout: Double = 5) throws -> (status: Int, headers: String, body: [UInt8]) {
+func rawHTTPGet(port: Int, path: String, extraHeaders: [String] = [], timeout: Double = 5) throws -> (status: Int, headers: String, body: [UInt8]) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket() failed") }
     defer { close(fd) }
@@ -116,7 +116,9 @@ func rawHTTPGet(port: Int, path: String, timeout: Double = 5) throws -> (status:
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard connected == 0 else { throw TestFailure("connect to port \(port) failed") }
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    let connection = extraHeaders.contains { $0.lowercased().hasPrefix("connection:") } ? "" : "Connection: close\r\n"
+    let extra = extraHeaders.map { $0 + "\r\n" }.joined()
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(connection)\(extra)\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -125,6 +127,7 @@ func rawHTTPGet(port: Int, path: String, timeout: Double = 5) throws -> (status:
         if n <= 0 { break }
         response.append(contentsOf: buffer[0..<n])
         if let split = headerEnd(response), let length = contentLength(response, split), response.count >= split + length { break }
+        if response.starts(with: Array("HTTP/1.1 101".utf8)), headerEnd(response) != nil { break }
     }
     guard let split = headerEnd(response) else { throw TestFailure("no HTTP response for \(path)") }
     let head = String(decoding: response[0..<split], as: UTF8.self)
