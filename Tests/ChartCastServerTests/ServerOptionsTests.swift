@@ -1,0 +1,52 @@
+import ChartCastServer
+import XCTest
+
+/// `chartcast` flags and `CHARTCAST_*` variables.
+final class ServerOptionsTests: XCTestCase {
+    func testDefaults() throws {
+        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: [:]), .run(ServerOptions()))
+        let defaults = ServerOptions()
+        XCTAssertEqual(defaults.host, "127.0.0.1")
+        XCTAssertEqual(defaults.port, 8080)
+        XCTAssertEqual(defaults.tick, 1)
+        XCTAssertEqual(defaults.window, 60)
+        XCTAssertFalse(defaults.deflate)
+        XCTAssertEqual(defaults.logLevel, .info)
+    }
+
+    func testFlagsInBothSpellingsAndEnvironmentWithFlagsWinning() throws {
+        let request = try ServerOptions.parse(
+            arguments: ["--port", "9000", "--tick=0.25", "--deflate", "--web-root", "/srv/page", "--log-level", "debug"],
+            environment: ["CHARTCAST_PORT": "7000", "CHARTCAST_WINDOW": "30", "CHARTCAST_HOST": "0.0.0.0"])
+        XCTAssertEqual(request, .run(ServerOptions(host: "0.0.0.0", port: 9000, webRoot: "/srv/page", tick: 0.25,
+                                                   window: 30, deflate: true, logLevel: .debug)))
+        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_DEFLATE": "1"]),
+                       .run(ServerOptions(deflate: true)))
+    }
+
+    func testHelp() throws {
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--help"], environment: [:]), .help)
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["-h"], environment: [:]), .help)
+        XCTAssertTrue(ServerOptions.usage.contains("--window N"))
+    }
+
+    func testMistakesAreExplained() {
+        let cases: [([String], [String: String], String)] = [
+            (["--port", "70000"], [:], "--port must be an integer from 0 to 65535"),
+            (["--port"], [:], "--port needs a value"),
+            (["--tick", "0"], [:], "--tick must be"),
+            (["--tick", "nan"], [:], "--tick must be"),
+            (["--window", "1"], [:], "--window must be"),
+            (["--log-level", "loud"], [:], "--log-level must be"),
+            (["--colour"], [:], "unknown option --colour"),
+            (["serve"], [:], "unexpected argument"),
+            ([], ["CHARTCAST_PORT": "http"], "--port must be"),
+            ([], ["CHARTCAST_DEFLATE": "maybe"], "CHARTCAST_DEFLATE"),
+        ]
+        for (arguments, environment, fragment) in cases {
+            XCTAssertThrowsError(try ServerOptions.parse(arguments: arguments, environment: environment)) { error in
+                XCTAssertTrue("\(error)".contains(fragment), "\(arguments) \(environment): \(error)")
+            }
+        }
+    }
+}
