@@ -1,0 +1,231 @@
+/// One series' values in the store's physical slot order, with its aggregate tree.
+final class SeriesColumn {
+    /// Values by physical slot; `NaN` = missing.
+    var slots: [Double]
+    /// Count/sum/min/max over `slots`.
+    var tree: BlockSegmentTree
+
+    init(capacity: Int) {
+        slots = Array(repeating: .nan, count: capacity)
+        tree = BlockSegmentTree(slotCount: capacity)
+    }
+
+    /// Sets one slot and refreshes the tree path above it.
+    @inline(__always)
+    func set(_ value: Double, at slot: Int) {
+        slots[slot] = value
+        tree.update(slot: slot, in: slots)
+    }
+}
+
+/// Columnar chart data: one x column (sorted ascending, unique) and one y column per series,
+/// plus per-series aggregate trees.
+///
+/// Rows live in a circular buffer whose capacity is a power of two, so appends at the end and
+/// evictions at the front are O(log n) and never move other rows; the buffer doubles (O(n),
+/// amortised O(1)) when full. Each series keeps a segment tree of count/sum/min/max over its
+/// slots, so totals over any row range and the y domain are O(log n).
+///
+/// Category charts hold one row per category (x = the category index), created up front.
+///
+/// - Note: not thread-safe; use from one thread (the server's service thread).
+public final class ChartStore {
+    /// The chart this store holds data for.
+    public let spec: ChartSpec
+
+    /// The x column and the circular-buffer bookkeeping.
+    var ring: RowRing
+    /// One column per series, in `spec.series` order.
+    let columns: [SeriesColumn]
+    /// Category name → index (category charts only).
+    let categoryIndex: [String: Int]
+    /// `yDomain`, recomputed after each mutation that moves the data's y extent.
+    private(set) var cachedYDomain: (Double, Double) = (0, 1)
+    /// The y extent (`min(0, min y)`, `max(0, max y)`, count) `cachedYDomain` was computed from.
+    private var cachedYExtent: (Double, Double, Bool) = (0, 0, false)
+
+    /// Number of rows (x positions; category charts: the number of categories).
+    public var count: Int { ring.count }
+
+    /// Creates an empty store (category charts: one row per category, every value missing).
+    public init(spec: ChartSpec) {
+        self.spec = spec
+        let rows = spec.xKind == .category ? spec.categories.count : 0
+        let capacity = ChartStore.capacity(for: rows)
+        var ring = RowRing(capacity: capacity)
+        self.columns = spec.series.map { _ in SeriesColumn(capacity: capacity) }
+        var index: [String: Int] = [:]
+        if spec.xKind == .category {
+            for (i, name) in spec.categories.enumerated() where index[name] == nil { index[name] = i }
+            for i in 0..<rows { ring.xs[i] = Double(i) }
+            ring.count = rows
+        }
+        self.ring = ring
+        self.categoryIndex = index
+    }
+
+    /// Smallest power of two ≥ max(rows, block size).
+    static func capacity(for rows: Int) -> Int {
+        var capacity = BlockSegmentTree.blockSize
+        while capacity < rows { capacity <<= 1 }
+        return capacity
+    }
+
+    var capacity: Int { ring.capacity }
+
+    /// Physical slot of row `index`.
+    @inline(__always)
+    func slot(_ index: Int) -> Int { ring.slot(index) }
+
+    /// The x value of row `index` (category name or number).
+    public func x(at index: Int) -> XValue {
+        if spec.xKind == .category { return .category(spec.categories[index]) }
+        return .number(ring.x(index))
+    }
+
+    /// The numeric x of row `index` (category charts: the index as `Double`).
+    @inline(__always)
+    public func xNumber(at index: Int) -> Double { ring.x(index) }
+
+    /// The value of series `series` at row `index`, `nil` when missing.
+    @inline(__always)
+    public func y(series: Int, at index: Int) -> Double? {
+        let v = columns[series].slots[ring.slot(index)]
+        return v.isNaN ? nil : v
+    }
+
+    /// The index of category `name`, or `nil` for an unknown name or a non-category chart.
+    public func index(ofCategory name: String) -> Int? { categoryIndex[name] }
+
+    /// Category charts: sets one value. Out-of-range series or categories are ignored.
+    ///
+    /// - Complexity: O(log n).
+    @discardableResult
+    public func setValue(_ y: Double, series: Int, category: Int) -> StoreChange {
+        guard spec.xKind == .category, columns.indices.contains(series), category >= 0, category < count
+        else { return StoreChange() }
+        let before = yDomain
+        columns[series].set(y, at: slot(category))
+        updateYDomain()
+        return StoreChange(insertedX: Double(category), evictedBefore: nil,
+                           xDomainChanged: false, yDomainChanged: yDomain != before)
+    }
+
+    /// Time/linear charts: upserts one row (inserted in x order, normally at the end; an equal x
+    /// replaces that row's values), then evicts the oldest rows beyond `spec.window`.
+    /// `values` are in series order; missing trailing entries count as `nil`.
+    /// Category charts: `x` is the category index and each non-nil value is set.
+    ///
+    /// - Complexity: amortised O(log n) per series for an append at the end or a replacement;
+    ///   O(n) for an insertion before the last row.
+    @discardableResult
+    public func upsert(x: Double, values: [Double?]) -> StoreChange {
+        if spec.xKind == .category {
+            var change = StoreChange(insertedX: x)
+            guard x.isFinite, let i = Int(exactly: x), i >= 0, i < count else { return StoreChange() }
+            for (s, v) in values.enumerated() where s < columns.count {
+                if let v = v {
+                    let c = setValue(v, series: s, category: i)
+                    change.yDomainChanged = change.yDomainChanged || c.yDomainChanged
+                }
+            }
+            return change
+        }
+        guard x.isFinite else { return StoreChange() }
+        let xBefore = xDomain, yBefore = yDomain
+        if count == 0 || x > xNumber(at: count - 1) {
+            append(x: x, values: values)
+        } else {
+            let i = lowerBound(x)
+            if i < count && xNumber(at: i) == x {
+                let p = slot(i)
+                for s in columns.indices { columns[s].set(value(values, s), at: p) }
+            } else {
+                insert(x: x, values: values, at: i)
+            }
+        }
+        var evictedBefore: Double? = nil
+        if let window = spec.window {
+            let keep = Swift.max(1, window)
+            if count > keep {
+                evictFront(count - keep)
+                evictedBefore = xNumber(at: 0)
+            }
+        }
+        updateYDomain()
+        let xAfter = xDomain, yAfter = yDomain
+        return StoreChange(insertedX: x, evictedBefore: evictedBefore,
+                           xDomainChanged: xAfter != xBefore, yDomainChanged: yAfter != yBefore)
+    }
+
+    @inline(__always)
+    private func value(_ values: [Double?], _ s: Int) -> Double {
+        s < values.count ? (values[s] ?? .nan) : .nan
+    }
+
+    /// Appends a row after the last one, doubling the buffer first when full.
+    private func append(x: Double, values: [Double?]) {
+        if ring.count == ring.capacity { relayout(capacity: ring.capacity * 2) }
+        let p = ring.slot(ring.count)
+        ring.xs[p] = x
+        for s in columns.indices { columns[s].set(value(values, s), at: p) }
+        ring.count += 1
+    }
+
+    /// Inserts a row before row `index` by rewriting the buffer in logical order.
+    private func insert(x: Double, values: [Double?], at index: Int) {
+        var rowsX = ring.ordered()
+        rowsX.insert(x, at: index)
+        var rowsY: [[Double]] = columns.map { column in
+            (0..<count).map { column.slots[slot($0)] }
+        }
+        for s in rowsY.indices { rowsY[s].insert(value(values, s), at: index) }
+        load(xs: rowsX, ys: rowsY, capacity: ChartStore.capacity(for: count + 1))
+    }
+
+    /// Removes the first `k` rows.
+    private func evictFront(_ k: Int) {
+        for _ in 0..<k {
+            let p = ring.slot(0)
+            ring.xs[p] = .nan
+            for column in columns where !column.slots[p].isNaN { column.set(.nan, at: p) }
+            ring.start = (ring.start + 1) & ring.mask
+            ring.count -= 1
+        }
+    }
+
+    /// Copies the rows, in order, into fresh buffers of `capacity` slots starting at slot 0.
+    ///
+    /// - Complexity: O(capacity).
+    private func relayout(capacity: Int) {
+        let rowsX = ring.ordered()
+        let rowsY = columns.map { column in (0..<count).map { column.slots[slot($0)] } }
+        load(xs: rowsX, ys: rowsY, capacity: capacity)
+    }
+
+    private func load(xs rowsX: [Double], ys rowsY: [[Double]], capacity: Int) {
+        var fresh = RowRing(capacity: capacity)
+        fresh.xs.replaceSubrange(0..<rowsX.count, with: rowsX)
+        fresh.count = rowsX.count
+        ring = fresh
+        for (s, column) in columns.enumerated() {
+            column.slots = Array(repeating: .nan, count: capacity)
+            column.slots.replaceSubrange(0..<rowsY[s].count, with: rowsY[s])
+            column.tree = BlockSegmentTree(slotCount: capacity)
+            column.tree.rebuild(from: column.slots)
+        }
+    }
+
+    /// Refreshes `cachedYDomain` when the data's y extent moved.
+    ///
+    /// - Complexity: O(number of series), plus the nice computation when the extent changed.
+    private func updateYDomain() {
+        var all = Aggregate.empty
+        for column in columns { all = all.merging(column.tree.total) }
+        let extent = (Swift.min(0, all.min), Swift.max(0, all.max), all.count > 0)
+        if extent == cachedYExtent { return }
+        cachedYExtent = extent
+        let (lo, hi, any) = extent
+        cachedYDomain = any && hi > lo ? NiceNumbers.nice(lo, hi, count: 10) : (0, 1)
+    }
+}

@@ -1,0 +1,139 @@
+/// A raw pointer event's phase, as sent by the page.
+public enum PointerPhase: String, Sendable {
+    case down, move, up, leave
+}
+
+/// A keyboard command for a focused chart. The page maps Space to `.enter`.
+public enum KeyCommand: String, Sendable {
+    case left, right, home, end, enter, escape
+}
+
+/// Which side of the hovered mark an annotation goes (seed 003): `trailing` in the first half.
+public enum Placement: String, Sendable {
+    case leading, trailing
+}
+
+/// One viewer's hover: the category under the pointer, or the nearest point on time/linear charts.
+public struct Hover: Equatable, Sendable {
+    /// Viewer id.
+    public var by: String
+    public var x: XValue
+    /// Data-order position in [0, 1]: the category's centre, or the point's x.
+    public var fraction: Double
+    public var placement: Placement
+    /// Every series' value at `x`.
+    public var values: [SeriesValue]
+
+    public init(by: String, x: XValue, fraction: Double, placement: Placement, values: [SeriesValue]) {
+        self.by = by
+        self.x = x
+        self.fraction = fraction
+        self.placement = placement
+        self.values = values
+    }
+}
+
+/// The drag owner's scrub: the mark under the pointer, clamped to the ends.
+public struct Scrub: Equatable, Sendable {
+    public var by: String
+    public var x: XValue
+    public var values: [SeriesValue]
+    /// Data-order position of the mark in [0, 1].
+    public var fraction: Double
+    /// The pointer's height in the plot, 0 top … 1 bottom, clamped (for the capsule).
+    public var yFraction: Double
+
+    public init(by: String, x: XValue, values: [SeriesValue], fraction: Double, yFraction: Double) {
+        self.by = by
+        self.x = x
+        self.values = values
+        self.fraction = fraction
+        self.yFraction = yFraction
+    }
+}
+
+/// One (series, x) row inside a range.
+public struct RangeRow: Equatable, Sendable {
+    public var series: String
+    public var x: XValue
+    public var y: Double
+
+    public init(series: String, x: XValue, y: Double) {
+        self.series = series
+        self.x = x
+        self.y = y
+    }
+}
+
+/// The drag owner's x range with its rows and per-series totals.
+public struct RangeSelection: Equatable, Sendable {
+    public var by: String
+    /// Lower end, `from ≤ to` (time/linear: clamped to the x domain; category: a category).
+    public var from: XValue
+    public var to: XValue
+    /// Data-order positions of the range's ends in [0, 1]. Category ranges span whole steps:
+    /// `lo / n` to `(hi + 1) / n`.
+    public var fromFraction: Double
+    public var toFraction: Double
+    /// Number of (series, x) rows with a value in the range.
+    public var count: Int
+    /// Per-series count/sum/min/max/mean, in series order.
+    public var totals: [SeriesTotals]
+    /// The first 500 rows, x-major then series order.
+    public var rows: [RangeRow]
+    /// `count > rows.count`.
+    public var truncated: Bool
+
+    public init(by: String, from: XValue, to: XValue, fromFraction: Double, toFraction: Double,
+                count: Int, totals: [SeriesTotals], rows: [RangeRow], truncated: Bool) {
+        self.by = by
+        self.from = from
+        self.to = to
+        self.fromFraction = fromFraction
+        self.toFraction = toFraction
+        self.count = count
+        self.totals = totals
+        self.rows = rows
+        self.truncated = truncated
+    }
+}
+
+/// The pinned point (last writer wins).
+public struct Pin: Equatable, Sendable {
+    public var by: String
+    public var x: XValue
+    public var values: [SeriesValue]
+    /// Data-order position of the point in [0, 1].
+    public var fraction: Double
+
+    public init(by: String, x: XValue, values: [SeriesValue], fraction: Double) {
+        self.by = by
+        self.x = x
+        self.values = values
+        self.fraction = fraction
+    }
+}
+
+/// The shared selection state of one chart, as broadcast to every viewer.
+public struct Selection: Equatable, Sendable {
+    /// Active hovers, newest first, at most `Selection.maxHovers`.
+    public var hovers: [Hover]
+    public var scrub: Scrub?
+    public var range: RangeSelection?
+    public var pin: Pin?
+
+    /// Most hovers kept at once.
+    public static let maxHovers = 8
+    /// Most range rows listed.
+    public static let maxRangeRows = 500
+
+    /// Nothing selected.
+    public static let empty = Selection(hovers: [], scrub: nil, range: nil, pin: nil)
+
+    public init(hovers: [Hover], scrub: Scrub?, range: RangeSelection?, pin: Pin?) {
+        self.hovers = hovers
+        self.scrub = scrub
+        self.range = range
+        self.pin = pin
+    }
+}

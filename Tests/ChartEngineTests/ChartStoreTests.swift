@@ -1,0 +1,178 @@
+import XCTest
+@testable import ChartEngine
+
+/// A plain-array model of a time/linear store: the obvious, slow implementation to compare against.
+private struct ReferenceStore {
+    var rows: [(x: Double, ys: [Double?])] = []
+    let window: Int?
+
+    mutating func upsert(x: Double, values: [Double?]) {
+        if let i = rows.firstIndex(where: { $0.x == x }) {
+            rows[i].ys = values
+        } else {
+            rows.append((x, values))
+            rows.sort { $0.x < $1.x }
+        }
+        if let w = window, rows.count > w { rows.removeFirst(rows.count - w) }
+    }
+
+    func nearest(_ x: Double) -> Int? {
+        var best: Int? = nil
+        for (i, row) in rows.enumerated() {
+            if best == nil || Swift.abs(row.x - x) < Swift.abs(rows[best!].x - x) { best = i }
+        }
+        return best
+    }
+
+    func totals(series s: Int, from: Double, to: Double) -> (count: Int, sum: Double, min: Double?, max: Double?) {
+        let values = rows.filter { $0.x >= from && $0.x <= to }.compactMap { $0.ys[s] }
+        return (values.count, values.reduce(0, +), values.min(), values.max())
+    }
+}
+
+final class ChartStoreTests: XCTestCase {
+    private func spec(window: Int?, padding: Double = 0, kind: XKind = .linear) -> ChartSpec {
+        ChartSpec(id: "t", title: "T", mark: .line, xKind: kind, series: ["a", "b"], window: window, xPadding: padding)
+    }
+
+    func testRandomUpsertsAndEvictionsMatchTheReference() {
+        for (seed, window) in [(UInt64(3), Int?.none), (4, 37), (5, 200), (6, 1)] {
+            var rng = SeededGenerator(seed: seed)
+            let store = ChartStore(spec: spec(window: window))
+            var reference = ReferenceStore(window: window)
+            var nextX = 0.0
+            for step in 0..<1_500 {
+                let x: Double
+                switch Int.random(in: 0..<10, using: &rng) {
+                case 0 where !reference.rows.isEmpty:   // replace an existing x
+                    x = reference.rows.randomElement(using: &rng)!.x
+                case 1:                                 // insert in the middle (or before the front)
+                    x = nextX - Double.random(in: 0...60, using: &rng).rounded() - 0.5
+                default:                                // append at the end
+                    nextX += Double(Int.random(in: 1...3, using: &rng))
+                    x = nextX
+                }
+                let values: [Double?] = (0..<2).map { _ in
+                    Int.random(in: 0..<5, using: &rng) == 0 ? nil : Double(Int.random(in: -50...500, using: &rng))
+                }
+                store.upsert(x: x, values: values)
+                reference.upsert(x: x, values: values)
+
+                XCTAssertEqual(store.count, reference.rows.count, "step \(step)")
+                guard step % 7 == 0, !reference.rows.isEmpty else { continue }
+                for i in 0..<store.count {
+                    XCTAssertEqual(store.xNumber(at: i), reference.rows[i].x)
+                    XCTAssertEqual(store.y(series: 0, at: i), reference.rows[i].ys[0])
+                    XCTAssertEqual(store.y(series: 1, at: i), reference.rows[i].ys[1])
+                }
+                let lo = reference.rows.first!.x, hi = reference.rows.last!.x
+                for _ in 0..<5 {
+                    let probe = Double.random(in: (lo - 5)...(hi + 5), using: &rng)
+                    let got = store.nearestIndex(toX: probe).map { store.xNumber(at: $0) }
+                    let want = reference.nearest(probe).map { reference.rows[$0].x }
+                    XCTAssertEqual(got, want, "nearest to \(probe)")
+                    var a = Double.random(in: (lo - 5)...(hi + 5), using: &rng)
+                    var b = Double.random(in: (lo - 5)...(hi + 5), using: &rng)
+                    if a > b { swap(&a, &b) }
+                    let range = store.indexRange(fromX: a, toX: b)
+                    for s in 0..<2 {
+                        let t = store.totals(series: s, in: range)
+                        let r = reference.totals(series: s, from: a, to: b)
+                        XCTAssertEqual(t.count, r.count)
+                        XCTAssertEqual(t.sum, r.sum, accuracy: 1e-6)
+                        XCTAssertEqual(t.min, r.min)
+                        XCTAssertEqual(t.max, r.max)
+                        XCTAssertEqual(t.mean == nil, r.count == 0)
+                    }
+                }
+            }
+        }
+    }
+
+    func testNearestTiesGoToTheEarlierPoint() {
+        let store = ChartStore(spec: spec(window: nil))
+        for x in [10.0, 20, 30] { store.upsert(x: x, values: [1, 1]) }
+        XCTAssertEqual(store.nearestIndex(toX: 15), 0)
+        XCTAssertEqual(store.nearestIndex(toX: 25), 1)
+        XCTAssertEqual(store.nearestIndex(toX: 25.0001), 2)
+        XCTAssertEqual(store.nearestIndex(toX: -1e9), 0)
+        XCTAssertEqual(store.nearestIndex(toX: 1e9), 2)
+        XCTAssertNil(ChartStore(spec: spec(window: nil)).nearestIndex(toX: 0))
+    }
+
+    func testIndexRangeIsInclusiveAndEmptyWhenReversed() {
+        let store = ChartStore(spec: spec(window: nil))
+        for x in [10.0, 20, 30, 40] { store.upsert(x: x, values: [1, nil]) }
+        XCTAssertEqual(store.indexRange(fromX: 20, toX: 30), 1..<3)
+        XCTAssertEqual(store.indexRange(fromX: 19.9, toX: 30.1), 1..<3)
+        XCTAssertEqual(store.indexRange(fromX: 41, toX: 50), 4..<4)
+        XCTAssertTrue(store.indexRange(fromX: 30, toX: 20).isEmpty)
+        let t = store.totals(series: 1, in: 0..<4)
+        XCTAssertEqual(t, SeriesTotals(series: "b", count: 0, sum: 0, min: nil, max: nil, mean: nil))
+    }
+
+    func testUpsertReportsInsertsEvictionsAndDomainChanges() {
+        let store = ChartStore(spec: spec(window: 3, padding: 5))
+        var change = store.upsert(x: 100, values: [10, nil])
+        XCTAssertEqual(change, StoreChange(insertedX: 100, evictedBefore: nil, xDomainChanged: true, yDomainChanged: true))
+        XCTAssertEqual(store.xDomain.0, 95)
+        XCTAssertEqual(store.xDomain.1, 105)
+        store.upsert(x: 110, values: [10, nil])
+        change = store.upsert(x: 120, values: [9, nil])
+        XCTAssertEqual(change, StoreChange(insertedX: 120, evictedBefore: nil, xDomainChanged: true, yDomainChanged: false))
+        change = store.upsert(x: 130, values: [11, nil])
+        XCTAssertEqual(change.evictedBefore, 110)
+        XCTAssertEqual(store.count, 3)
+        XCTAssertEqual(store.xNumber(at: 0), 110)
+        XCTAssertEqual(store.xDomain.0, 105)
+        XCTAssertEqual(store.xDomain.1, 135)
+        XCTAssertTrue(change.yDomainChanged, "max 10 → 11")
+        XCTAssertEqual(store.yDomain.1, 11)
+        // Replacing a value inside the window: no eviction, no x domain change.
+        change = store.upsert(x: 120, values: [2, 3])
+        XCTAssertEqual(change, StoreChange(insertedX: 120, evictedBefore: nil, xDomainChanged: false, yDomainChanged: false))
+    }
+
+    func testDomainsWhenEmptySingleAndNegative() {
+        let time = ChartStore(spec: spec(window: nil, kind: .time))
+        XCTAssertTrue(time.xDomain == (0, 1))
+        XCTAssertTrue(time.yDomain == (0, 1))
+        time.upsert(x: DemoCharts.may1, values: [nil, nil])
+        XCTAssertTrue(time.xDomain == (DemoCharts.may1 - DemoCharts.day / 2, DemoCharts.may1 + DemoCharts.day / 2))
+        XCTAssertTrue(time.yDomain == (0, 1), "no values yet")
+        time.upsert(x: DemoCharts.may1 + DemoCharts.day, values: [-35, 674])
+        XCTAssertTrue(time.yDomain == (-100, 700))
+        let linear = ChartStore(spec: spec(window: nil))
+        linear.upsert(x: 3, values: [1, 1])
+        XCTAssertTrue(linear.xDomain == (2.5, 3.5))
+    }
+
+    func testCategoryStoreSetsValuesAndKeepsOneRowPerCategory() {
+        let store = DemoCharts.workouts()
+        XCTAssertEqual(store.count, 7)
+        XCTAssertTrue(store.xDomain == (0, 7))
+        XCTAssertEqual(store.x(at: 2), .category("Wed"))
+        XCTAssertEqual(store.y(series: 0, at: 2), 76)
+        XCTAssertTrue(store.yDomain == (0, 80))
+        let change = store.setValue(95, series: 0, category: 6)
+        XCTAssertEqual(change.insertedX, 6)
+        XCTAssertTrue(change.yDomainChanged)
+        XCTAssertTrue(store.yDomain == (0, 100))
+        XCTAssertEqual(store.totals(series: 0, in: 0..<7).sum, 23 + 45 + 76 + 21 + 15 + 35 + 95)
+        XCTAssertEqual(store.setValue(1, series: 0, category: 7), StoreChange(), "out of range is ignored")
+        XCTAssertEqual(store.index(ofCategory: "Sun"), 6)
+    }
+
+    func testBufferGrowsAndWrapsAroundWithoutLosingRows() {
+        // Window 100 over 10 000 appends: the circular buffer wraps many times.
+        let store = ChartStore(spec: spec(window: 100))
+        for i in 0..<10_000 { store.upsert(x: Double(i), values: [Double(i % 17), nil]) }
+        XCTAssertEqual(store.count, 100)
+        XCTAssertEqual(store.xNumber(at: 0), 9_900)
+        XCTAssertLessThanOrEqual(store.capacity, 128)
+        let all = store.totals(series: 0, in: 0..<100)
+        XCTAssertEqual(all.sum, (9_900..<10_000).reduce(0.0) { $0 + Double($1 % 17) })
+        XCTAssertEqual(all.max, 16)
+        XCTAssertEqual(all.min, 0)
+    }
+}
