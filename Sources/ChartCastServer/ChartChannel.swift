@@ -114,7 +114,7 @@ final class ChartChannel {
         return .numeric(d0, d1)
     }
 
-    /// A nice y extent over every series' values in the window; bars include zero.
+    /// A nice y extent (d3's `nice()`, 10 ticks) over every series' values in the window; bars include zero.
     /// - Complexity: O(series × log n).
     private func currentYDomain() -> (Double, Double) {
         var lo = Double.infinity, hi = -Double.infinity
@@ -125,6 +125,8 @@ final class ChartChannel {
             if let max = totals.max { hi = Swift.max(hi, max) }
         }
         guard lo <= hi else { return (0, 1) }
-        return NiceDomain.extent(min: lo, max: hi, includeZero: includeZero)
+        if includeZero { lo = Swift.min(lo, 0); hi = Swift.max(hi, 0) }
+        if lo == hi { lo -= 1; hi += 1 }
+        return NiceNumbers.nice(lo, hi, count: 10)
     }
 }
