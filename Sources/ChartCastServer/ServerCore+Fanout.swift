@@ -9,7 +9,7 @@ extension ServerCore {
     /// - Complexity: O(charts); no work proportional to viewers or points (a snapshot is encoded
     ///   at most once per chart state and shared).
     /// - Note: service thread only.
-    func nextFrame(for connection: WebSocketConnection) -> OutboundFrame? {
+    func nextFrame(for connection: ViewerConnection) -> OutboundFrame? {
         guard let session = session(for: connection) else { return nil }
         if let frame = session.dequeuePersonal() { return sent(frame) }
         if session.closing { return nil }

@@ -6,7 +6,7 @@ extension ServerCore {
     /// Handles one complete message from a viewer. Every failure becomes an `error` reply; the
     /// connection stays open and no other viewer is affected.
     /// - Note: service thread only.
-    func receive(_ message: InboundMessage, from connection: WebSocketConnection) {
+    func receive(_ message: InboundMessage, from connection: ViewerConnection) {
         guard let session = session(for: connection), !session.closing else { return }
         metrics.framesIn += 1
         switch message {
@@ -36,7 +36,7 @@ extension ServerCore {
     }
 
     /// A message over the size limit: `too_large`, then close 1009.
-    func messageTooLarge(on connection: WebSocketConnection) {
+    func messageTooLarge(on connection: ViewerConnection) {
         guard let session = session(for: connection), !session.closing else { return }
         sendError(ProtocolError(.tooLarge, "message exceeds 65536 bytes"), to: session)
         session.closing = true

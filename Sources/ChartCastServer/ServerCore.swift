@@ -78,7 +78,7 @@ final class ServerCore {
 
     // MARK: Sessions
 
-    func open(_ connection: WebSocketConnection) {
+    func open(_ connection: ViewerConnection) {
         viewerCounter += 1
         let info = ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
                               color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
@@ -95,7 +95,7 @@ final class ServerCore {
         connection.requestWrite()
     }
 
-    func close(_ connection: WebSocketConnection) {
+    func close(_ connection: ViewerConnection) {
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
         if let position = roster.firstIndex(where: { $0 === session }) { roster.remove(at: position) }
         let now = ServerCore.now()
@@ -107,7 +107,7 @@ final class ServerCore {
         wakeAll()
     }
 
-    func session(for connection: WebSocketConnection) -> Session? { sessions[connection.id] }
+    func session(for connection: ViewerConnection) -> Session? { sessions[connection.id] }
 
     /// Queues an `error` for one viewer and counts it.
     func sendError(_ error: ProtocolError, to session: Session) {

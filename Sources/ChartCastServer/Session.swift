@@ -23,7 +23,7 @@ final class Session {
     /// Personal frames waiting beyond this are dropped (and counted), never queued without bound.
     static let maxPersonalFrames = 16
 
-    let connection: WebSocketConnection
+    let connection: ViewerConnection
     var info: ViewerInfo
     var viewports: [Viewport?]
     var cursors: [Cursor]
@@ -36,7 +36,7 @@ final class Session {
     private var personal: [OutboundFrame] = []
     private var personalHead = 0
 
-    init(connection: WebSocketConnection, info: ViewerInfo, chartCount: Int, rateLimiter: RateLimiter) {
+    init(connection: ViewerConnection, info: ViewerInfo, chartCount: Int, rateLimiter: RateLimiter) {
         self.connection = connection
         self.info = info
         self.viewports = Array(repeating: nil, count: chartCount)

@@ -1,0 +1,16 @@
+import WebSockets
+
+/// What the server core needs of a viewer's connection: identity, a wake-up, and a close.
+///
+/// `WebSocketConnection` is the real one; tests drive the fan-out logic with their own.
+/// - Note: service thread only.
+protocol ViewerConnection: AnyObject {
+    var id: Int { get }
+    var remoteAddress: String { get }
+    /// Ask to be offered a write soon; the core then picks the frame.
+    func requestWrite()
+    /// Close after the frames already handed out, with a WebSocket close code.
+    func close(code: UInt16, reason: String)
+}
+
+extension WebSocketConnection: ViewerConnection {}

@@ -1,0 +1,121 @@
+import ChartCastProtocol
+import WebSockets
+import XCTest
+@testable import ChartCastServer
+
+/// The fan-out decisions of `ServerCore`, driven without sockets: what a viewer that has not been
+/// writable for a while is sent when it finally is.
+final class FanoutTests: XCTestCase {
+    private final class FakeConnection: ViewerConnection {
+        let id: Int
+        let remoteAddress = "test"
+        var writeRequests = 0
+        var closedWith: UInt16?
+        init(id: Int) { self.id = id }
+        func requestWrite() { writeRequests += 1 }
+        func close(code: UInt16, reason: String) { closedWith = code }
+    }
+
+    private var core: ServerCore!
+    private var nextID = 0
+
+    override func setUp() {
+        core = ServerCore(options: ServerOptions(port: 0, window: 60), logger: Logger(level: .error))
+    }
+
+    /// Opens a viewer and returns it with every frame it was initially owed already taken.
+    private func openViewer() throws -> FakeConnection {
+        nextID += 1
+        let connection = FakeConnection(id: nextID)
+        core.open(connection)
+        core.publishViewersIfNeeded()
+        _ = try drain(connection)
+        return connection
+    }
+
+    /// Takes frames until the core has nothing more for `connection`, as a writable socket would.
+    private func drain(_ connection: FakeConnection, limit: Int = 10_000) throws -> [JSONValue] {
+        var messages: [JSONValue] = []
+        while let frame = core.nextFrame(for: connection) {
+            messages.append(try JSONReader.parse(frame.bytes))
+            XCTAssertLessThan(messages.count, limit, "fan-out never ran dry")
+            if messages.count >= limit { break }
+        }
+        return messages
+    }
+
+    private func send(_ connection: FakeConnection, _ json: String) {
+        core.receive(.text(Array(json.utf8)), from: connection)
+    }
+
+    func testAViewerFurtherBehindThanTheLogGetsOneSnapshotPerChartNotABacklog() throws {
+        let slow = try openViewer()
+        let live = ["workouts", "intake", "expenses", "temperature"]
+        for _ in 0..<(ServerCore.appendLogCapacity + 10) { core.tick() }
+        let messages = try drain(slow)
+        XCTAssertEqual(messages.compactMap { $0["type"]?.string }, Array(repeating: "snapshot", count: 4))
+        XCTAssertEqual(Set(messages.compactMap { $0["chart"]?.string }), Set(live))
+        XCTAssertEqual(core.metrics.snapshotsResent, 4)
+        let intake = try XCTUnwrap(messages.first { $0["chart"]?.string == "intake" })
+        XCTAssertEqual(intake["series"]?[0]?["points"]?.array?.count, 60, "the rolling window, not the history")
+        XCTAssertEqual(intake["seq"]?.number.map(Int.init), core.channelsByID["intake"]?.seq)
+    }
+
+    func testAViewerWithinTheLogGetsEveryAppendInOrder() throws {
+        let viewer = try openViewer()
+        for _ in 0..<50 { core.tick() }
+        let messages = try drain(viewer)
+        XCTAssertEqual(messages.count, 200)
+        XCTAssertTrue(messages.allSatisfy { $0["type"]?.string == "append" })
+        for chart in ["workouts", "intake", "expenses", "temperature"] {
+            let seqs = messages.filter { $0["chart"]?.string == chart }.compactMap { $0["seq"]?.number }
+            XCTAssertEqual(seqs.count, 50)
+            XCTAssertEqual(seqs, seqs.sorted(), "\(chart) appends in seq order")
+        }
+    }
+
+    func testSelectionChangesWhileAViewerIsBusyCoalesceToTheNewest() throws {
+        let driver = try openViewer(), watcher = try openViewer()
+        send(driver, #"{"type":"viewport","chart":"sales","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
+        for step in 0..<100 {
+            send(driver, #"{"type":"pointer","chart":"sales","phase":"move","x":\#(50 + (step % 12) * 100),"y":10,"ref":"m-\#(step)"}"#)
+        }
+        let seen = try drain(watcher).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(seen.count, 1, "one state, the newest")
+        XCTAssertEqual(seen.first?["ref"]?.string, "m-99")
+        XCTAssertEqual(seen.first?["hovers"]?[0]?["x"]?.string, "April")   // step 99: 99 % 12 = 3
+        XCTAssertGreaterThanOrEqual(core.metrics.statesCoalesced, 98)
+        XCTAssertGreaterThan(watcher.writeRequests, 0)
+    }
+
+    func testPersonalFramesForAViewerThatNeverReadsStayBounded() throws {
+        let flooder = try openViewer()
+        for _ in 0..<2_000 { send(flooder, "{") }
+        let stats = core.sessions.values.first { $0.connection === flooder }
+        let queued = try XCTUnwrap(stats).pendingPersonalBytes
+        XCTAssertLessThanOrEqual(queued, Session.maxPersonalFrames * 200)
+        XCTAssertGreaterThan(core.metrics.personalFramesDropped, 0)
+        XCTAssertEqual(try drain(flooder).count, Session.maxPersonalFrames)
+    }
+
+    func testOversizedMessageSendsTooLargeThenCloses1009AndNothingElse() throws {
+        let viewer = try openViewer()
+        core.messageTooLarge(on: viewer)
+        core.tick()
+        let messages = try drain(viewer)
+        XCTAssertEqual(messages.map { $0["code"]?.string }, ["too_large"])
+        XCTAssertEqual(viewer.closedWith, 1009)
+    }
+
+    func testDisconnectMidDragClearsTheRangeForTheOthers() throws {
+        let owner = try openViewer(), other = try openViewer()
+        send(owner, #"{"type":"viewport","chart":"intake","plot":{"x":0,"y":0,"width":600,"height":300}}"#)
+        send(owner, #"{"type":"pointer","chart":"intake","phase":"down","x":100,"y":10}"#)
+        send(owner, #"{"type":"pointer","chart":"intake","phase":"move","x":300,"y":10}"#)
+        XCTAssertNotEqual(try drain(other).last?["range"], .null)
+        core.close(owner)
+        let after = try drain(other).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(after.last?["range"], .null)
+        XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
+    }
+}
