@@ -1,0 +1,83 @@
+/// Reassembles one connection's inbound messages from receive callbacks.
+///
+/// libwebsockets hands a message over in pieces: one per frame when the peer
+/// fragments it, and a large frame in several chunks. The assembler joins the
+/// pieces until the final one, enforcing a size limit without growing past it:
+/// once a message is over the limit, the rest of it is dropped on arrival and
+/// the owner is told once.
+///
+/// - Note: a value owned by one connection on its service thread.
+struct MessageAssembler {
+    /// What a chunk completed.
+    enum Event: Equatable {
+        /// The message continues.
+        case none
+        /// A whole message arrived.
+        case message(InboundMessage)
+        /// The current message just went over the limit; its remainder will be discarded.
+        case exceededLimit
+    }
+
+    /// The largest message accepted, in bytes.
+    let maxMessageSize: Int
+    private var buffer: [UInt8] = []
+    private var inMessage = false
+    private var isBinary = false
+    private var discarding = false
+
+    init(maxMessageSize: Int) {
+        self.maxMessageSize = max(0, maxMessageSize)
+    }
+
+    /// True while the bytes of an oversize message are being dropped.
+    var isDiscarding: Bool { return discarding }
+
+    /// Bytes held for the message in progress.
+    var bufferedCount: Int { return buffer.count }
+
+    /// Adds one received chunk.
+    ///
+    /// - Parameters:
+    ///   - chunk: the bytes of this callback.
+    ///   - binary: whether the message is binary (taken from the first chunk).
+    ///   - final: whether this chunk ends the message (final fragment, nothing remaining).
+    ///   - remainingInFrame: bytes of the current frame still to come (a hint for early rejection).
+    /// - Complexity: O(chunk.count).
+    mutating func append(_ chunk: UnsafeRawBufferPointer, binary: Bool, final: Bool, remainingInFrame: Int = 0) -> Event {
+        if !inMessage {
+            inMessage = true
+            isBinary = binary
+            discarding = false
+            buffer = []
+        }
+        var event = Event.none
+        if !discarding {
+            let expected = buffer.count + chunk.count + max(0, remainingInFrame)
+            if expected > maxMessageSize {
+                discarding = true
+                buffer = []
+                event = .exceededLimit
+            } else {
+                if buffer.capacity < expected {
+                    buffer.reserveCapacity(expected)
+                }
+                buffer.append(contentsOf: chunk)
+            }
+        }
+        if final {
+            inMessage = false
+            if !discarding {
+                let bytes = buffer
+                event = isBinary ? .message(.binary(bytes)) : .message(.text(bytes))
+            }
+            discarding = false
+            buffer = []
+        }
+        return event
+    }
+
+    /// Convenience for tests and callers holding an array.
+    mutating func append(_ chunk: [UInt8], binary: Bool, final: Bool, remainingInFrame: Int = 0) -> Event {
+        return chunk.withUnsafeBytes { append($0, binary: binary, final: final, remainingInFrame: remainingInFrame) }
+    }
+}

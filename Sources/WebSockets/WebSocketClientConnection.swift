@@ -1,0 +1,208 @@
+import CLibWebsockets
+import Foundation
+
+/// Receives the events of client connections.
+///
+/// - Note: called on the client context's service thread.
+public protocol WebSocketClientDelegate: AnyObject {
+    /// The handshake completed.
+    func webSocketClientDidConnect(_ connection: WebSocketClientConnection)
+    /// The connection could not be established; no other call follows.
+    func webSocketClient(_ connection: WebSocketClientConnection, didFailToConnect reason: String)
+    /// A complete (reassembled) message arrived.
+    func webSocketClient(_ connection: WebSocketClientConnection, didReceive message: InboundMessage)
+    /// The connection closed; `code` is the peer's close code when it sent one.
+    func webSocketClient(_ connection: WebSocketClientConnection, didCloseWithCode code: UInt16?)
+}
+
+/// One outbound client frame, with its own buffer: a client masks the payload
+/// in place while sending, so client buffers are never shared.
+final class ClientFrame {
+    var storage: [UInt8]
+    let flags: Int32
+
+    init(bytes: [UInt8], flags: Int32) {
+        var storage = [UInt8](repeating: 0, count: lwsPre)
+        storage.append(contentsOf: bytes)
+        self.storage = storage
+        self.flags = flags
+    }
+
+    var count: Int { return storage.count - lwsPre }
+}
+
+/// One WebSocket client connection of a `WebSocketClientContext`.
+///
+/// Sending is queued from any thread and written one frame per writable
+/// callback on the service thread. The delegate is held strongly until the
+/// connection fails or closes.
+public final class WebSocketClientConnection: Hashable, CustomStringConvertible {
+    enum State { case pending, connecting, open, closed }
+
+    /// Unique within the process, increasing.
+    public let id: Int
+    public let host: String
+    public let port: Int
+    public let path: String
+    public let subprotocol: String?
+
+    /// The subprotocol the server accepted (set at the handshake). - Note: service thread only.
+    public internal(set) var negotiatedSubprotocol: String?
+    /// The server's Sec-WebSocket-Extensions answer (set at the handshake). - Note: service thread only.
+    public internal(set) var negotiatedExtensions: String?
+
+    let owner: WebSocketClientContext
+    var delegate: WebSocketClientDelegate?
+    /// - Note: the fields below are service thread only.
+    var state = State.pending
+    var wsi: OpaquePointer?
+    var queue: [ClientFrame] = []
+    var queueHead = 0
+    var closeCode: UInt16?
+    var peerCloseCode: UInt16?
+    var paused = false
+    var writeArmed = false
+    var assembler: MessageAssembler
+    var allocations: CAllocations?
+
+    private let countLock = NSLock()
+    private var queuedCount = 0
+
+    init(id: Int, host: String, port: Int, path: String, subprotocol: String?,
+         owner: WebSocketClientContext, delegate: WebSocketClientDelegate, maxMessageSize: Int) {
+        self.id = id
+        self.host = host
+        self.port = port
+        self.path = path
+        self.subprotocol = subprotocol
+        self.owner = owner
+        self.delegate = delegate
+        self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
+    }
+
+    /// Queues one text message. - Note: any thread.
+    public func send(text: String) {
+        send(bytes: Array(text.utf8), binary: false)
+    }
+
+    /// Queues one message (any size; the peer decides what is too large). - Note: any thread.
+    public func send(bytes: [UInt8], binary: Bool) {
+        enqueue([ClientFrame(bytes: bytes, flags: cc_write_flags(1, binary ? 1 : 0, 1))])
+    }
+
+    /// Queues one message sent as `parts.count` frames (the first carries the
+    /// opcode, the rest are continuations, only the last has FIN).
+    /// - Note: any thread.
+    public func sendFragments(_ parts: [[UInt8]], binary: Bool) {
+        guard !parts.isEmpty else {
+            send(bytes: [], binary: binary)
+            return
+        }
+        let frames = parts.enumerated().map { index, part in
+            ClientFrame(bytes: part, flags: cc_write_flags(index == 0 ? 1 : 0, binary ? 1 : 0, index == parts.count - 1 ? 1 : 0))
+        }
+        enqueue(frames)
+    }
+
+    /// Sends a close frame with `code` after the queued frames (a code that may
+    /// not be sent becomes 1000). - Note: any thread.
+    public func close(code: UInt16 = 1000) {
+        owner.loop.performOrRun { [self] in
+            guard state != .closed, closeCode == nil else { return }
+            closeCode = WebSocketCloseCode.sendable(code)
+            if state == .open { requestWritable() }
+        }
+    }
+
+    /// Stops reading from the socket (the peer's sends back up). - Note: any thread.
+    public func pauseReading() {
+        owner.loop.performOrRun { [self] in
+            paused = true
+            if state == .open, let wsi = wsi { _ = lws_rx_flow_control(wsi, 0) }
+        }
+    }
+
+    /// Reads again after `pauseReading()`. - Note: any thread.
+    public func resumeReading() {
+        owner.loop.performOrRun { [self] in
+            paused = false
+            if state == .open, let wsi = wsi { _ = lws_rx_flow_control(wsi, 1) }
+        }
+    }
+
+    /// The identity handed to libwebsockets as the wsi user pointer.
+    var userPointer: UnsafeMutableRawPointer {
+        return Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Frames queued and not yet handed to the socket. - Note: any thread.
+    public var queuedOutboundCount: Int {
+        countLock.lock()
+        defer { countLock.unlock() }
+        return queuedCount
+    }
+
+    /// True once the handshake completed and until the connection closes. - Note: service thread only.
+    public var isOpen: Bool { return state == .open }
+
+    private func enqueue(_ frames: [ClientFrame]) {
+        adjustQueued(frames.count)
+        let accepted = owner.loop.performOrRun { [self] in
+            guard state != .closed, closeCode == nil else {
+                adjustQueued(-frames.count)
+                return
+            }
+            queue.append(contentsOf: frames)
+            if state == .open { requestWritable() }
+        }
+        if !accepted { adjustQueued(-frames.count) }
+    }
+
+    func adjustQueued(_ delta: Int) {
+        countLock.lock()
+        queuedCount += delta
+        countLock.unlock()
+    }
+
+    /// - Note: service thread only.
+    func requestWritable() {
+        guard let wsi = wsi, !writeArmed, !owner.loop.isTearingDown else { return }
+        writeArmed = true
+        if lws_callback_on_writable(wsi) < 0 { writeArmed = false }
+    }
+
+    /// The next queued frame, or nil. - Note: service thread only.
+    func popFrame() -> ClientFrame? {
+        guard queueHead < queue.count else { return nil }
+        let frame = queue[queueHead]
+        queueHead += 1
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        }
+        adjustQueued(-1)
+        return frame
+    }
+
+    /// True while frames wait. - Note: service thread only.
+    var hasQueuedFrames: Bool { return queueHead < queue.count }
+
+    /// Drops everything queued (on close). - Note: service thread only.
+    func dropQueue() {
+        adjustQueued(-(queue.count - queueHead))
+        queue.removeAll()
+        queueHead = 0
+    }
+
+    public static func == (lhs: WebSocketClientConnection, rhs: WebSocketClientConnection) -> Bool {
+        return lhs === rhs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    public var description: String {
+        return "WebSocketClientConnection(\(id), ws://\(ListenSupport.display(host: host, port: port))\(path))"
+    }
+}

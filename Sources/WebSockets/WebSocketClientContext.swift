@@ -1,0 +1,169 @@
+import CLibWebsockets
+import Foundation
+
+/// One libwebsockets client context with its own service thread, holding any
+/// number of client connections (a load tester opens thousands from one).
+///
+/// All delegate calls and timers run on the service thread. `shutdown()`
+/// must be called to stop the thread; until then the thread keeps the
+/// context alive.
+public final class WebSocketClientContext {
+    let loop = ServiceLoop()
+    private var allocations: CAllocations?
+    /// The largest inbound message delivered; bigger ones are dropped (and logged).
+    public let maxMessageSize: Int
+    /// Connections from `connect` until they fail or close. - Note: service thread only.
+    var live: [UnsafeMutableRawPointer: WebSocketClientConnection] = [:]
+
+    private static let idLock = NSLock()
+    private static var lastID = 0
+
+    /// Creates the context and starts its service thread.
+    /// - Parameters:
+    ///   - maxMessageSize: inbound messages above this are dropped.
+    ///   - permessageDeflate: offer permessage-deflate to servers.
+    ///   - threadName: the service thread's name.
+    /// - Throws: `WebSocketError.contextCreationFailed`.
+    public init(maxMessageSize: Int = 64 << 20, permessageDeflate: Bool = false, threadName: String = "ws-client") throws {
+        self.maxMessageSize = maxMessageSize
+        let fileLimit = ListenSupport.raiseFileLimit()
+        WebSocketLog.installInLibrary()
+        let allocations = CAllocations()
+        let protocols = allocations.array(of: lws_protocols.self, count: 2)
+        protocols[0].name = UnsafePointer(allocations.string(WebSocketClientContext.localProtocolName))
+        protocols[0].callback = clientCallback
+        var info = cc_zeroed_context_info()
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.protocols = UnsafePointer(protocols)
+        if permessageDeflate {
+            info.extensions = UnsafePointer(allocations.permessageDeflateExtensions())
+        }
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.fd_limit_per_thread = UInt32(fileLimit)
+        info.timeout_secs = 20
+        info.connect_timeout_secs = 20
+        // Each handshake in flight holds a header buffer; thousands connect at once.
+        info.max_http_header_pool = 1024
+        guard let context = lws_create_context(&info) else {
+            throw WebSocketError.contextCreationFailed("lws_create_context returned NULL")
+        }
+        self.allocations = allocations
+        loop.attach(context: context)
+        // The loop keeps this object alive until the context is destroyed.
+        loop.afterDestroy = { self.didDestroyContext() }
+        loop.start(name: threadName)
+    }
+
+    static let localProtocolName = "chartcast-client"
+
+    /// Starts a ws:// connection; the delegate hears the outcome.
+    ///
+    /// After `shutdown()` the delegate is told `didFailToConnect` at once, on the calling thread.
+    /// - Note: any thread.
+    public func connect(host: String, port: Int, path: String, subprotocol: String?,
+                        delegate: WebSocketClientDelegate) -> WebSocketClientConnection {
+        WebSocketClientContext.idLock.lock()
+        WebSocketClientContext.lastID += 1
+        let id = WebSocketClientContext.lastID
+        WebSocketClientContext.idLock.unlock()
+        let connection = WebSocketClientConnection(id: id, host: host, port: port, path: path, subprotocol: subprotocol,
+                                                   owner: self, delegate: delegate, maxMessageSize: maxMessageSize)
+        let accepted = loop.performOrRun { [self] in
+            self.begin(connection)
+        }
+        if !accepted {
+            connection.state = .closed
+            connection.delegate = nil
+            delegate.webSocketClient(connection, didFailToConnect: "client context is shut down")
+        }
+        return connection
+    }
+
+    /// Runs `work` on the service thread soon. - Note: any thread.
+    public func perform(_ work: @escaping () -> Void) {
+        loop.perform(work)
+    }
+
+    /// A repeating timer on the service thread. - Note: service thread only.
+    @discardableResult
+    public func schedule(every seconds: Double, _ tick: @escaping () -> Void) -> WebSocketTimer {
+        return loop.scheduleTimer(every: seconds, tick)
+    }
+
+    /// A one-shot timer on the service thread. - Note: service thread only.
+    @discardableResult
+    public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> WebSocketTimer {
+        return loop.scheduleTimer(after: seconds, fire)
+    }
+
+    /// Connections not yet failed or closed. - Note: service thread only.
+    public var connectionCount: Int { return live.count }
+
+    /// True on this context's service thread.
+    public var isServiceThread: Bool { return loop.isServiceThread }
+
+    /// Stops the service thread and destroys the context, dropping every
+    /// connection (delegates hear `didCloseWithCode(nil)` or `didFailToConnect`).
+    /// Blocks until done. Safe to call twice.
+    /// - Note: any thread except the service thread.
+    public func shutdown() {
+        if loop.isServiceThread {
+            loop.requestStop()
+            return
+        }
+        if !loop.stopAndWait(timeout: 5) {
+            WebSocketLog.log(.error, "client service thread did not stop within 5 s")
+        }
+    }
+
+    /// Issues `lws_client_connect_via_info`. - Note: service thread only.
+    private func begin(_ connection: WebSocketClientConnection) {
+        guard let context = loop.context else { return }
+        let strings = CAllocations()
+        connection.allocations = strings
+        connection.state = .connecting
+        live[connection.userPointer] = connection
+        var info = cc_zeroed_connect_info()
+        info.context = context
+        info.address = UnsafePointer(strings.string(connection.host))
+        info.port = Int32(connection.port)
+        info.path = UnsafePointer(strings.string(connection.path.isEmpty ? "/" : connection.path))
+        info.host = UnsafePointer(strings.string(ListenSupport.display(host: connection.host, port: connection.port)))
+        info.origin = info.host
+        info.protocol = strings.string(connection.subprotocol)
+        info.local_protocol_name = UnsafePointer(strings.string(WebSocketClientContext.localProtocolName))
+        info.ietf_version_or_minus_one = -1
+        info.userdata = connection.userPointer
+        let wsi = lws_client_connect_via_info(&info)
+        if wsi == nil && connection.state == .connecting {
+            finish(connection, failure: "cannot start connection to \(ListenSupport.display(host: connection.host, port: connection.port))")
+        }
+    }
+
+    /// Ends a connection exactly once: tells the delegate and forgets it.
+    /// - Note: service thread only.
+    func finish(_ connection: WebSocketClientConnection, failure: String? = nil) {
+        guard connection.state != .closed else { return }
+        let wasOpen = connection.state == .open
+        connection.state = .closed
+        connection.wsi = nil
+        connection.dropQueue()
+        live[connection.userPointer] = nil
+        let delegate = connection.delegate
+        connection.delegate = nil
+        if wasOpen {
+            delegate?.webSocketClient(connection, didCloseWithCode: connection.peerCloseCode)
+        } else {
+            delegate?.webSocketClient(connection, didFailToConnect: failure ?? "connection closed before the handshake")
+        }
+        connection.allocations = nil
+    }
+
+    /// Service thread, after `lws_context_destroy`.
+    private func didDestroyContext() {
+        for connection in Array(live.values) {
+            finish(connection, failure: "client context shut down")
+        }
+        allocations = nil
+    }
+}

@@ -1,0 +1,236 @@
+import CLibWebsockets
+import Foundation
+
+/// An HTTP + WebSocket server on one port, serviced by one thread.
+///
+/// `start()` creates the libwebsockets context (binding the port) and starts
+/// the service thread; every delegate call, every connection method and every
+/// timer runs on that thread. Other threads reach it with `perform(_:)`.
+/// `shutdown(closeCode:grace:)` closes every WebSocket, waits a bounded time
+/// for peers, and destroys the context.
+///
+/// The delegate is held strongly from `init` until `shutdown` returns, so a
+/// running server keeps its delegate alive; the reference is dropped after
+/// shutdown, which breaks the cycle when the delegate owns the server.
+public final class WebSocketServer {
+    /// The configuration given at `init`.
+    public let configuration: WebSocketServerConfiguration
+    let loop = ServiceLoop()
+    var delegate: WebSocketServerDelegate?
+    let files: StaticFileResolver?
+    private var allocations: CAllocations?
+    private let stateLock = NSLock()
+    private var boundPort = 0
+    private var started = false
+
+    /// Open WebSocket connections by lws handle. - Note: service thread only.
+    var connections: [OpaquePointer: WebSocketConnection] = [:]
+    /// HTTP responses being written, by lws handle. - Note: service thread only.
+    var httpResponses: [OpaquePointer: PendingHTTPResponse] = [:]
+    /// Scratch space for HTTP headers and body chunks. - Note: service thread only.
+    let httpScratch: UnsafeMutableRawPointer
+    static let httpChunkSize = 16 * 1024
+    static let httpScratchSize = lwsPre + httpChunkSize
+    var nextConnectionID = 1
+    /// Set once shutdown began. - Note: service thread only.
+    var isShuttingDown = false
+    var shutdownCloseCode: UInt16 = 1001
+
+    /// Prepares a server; nothing is bound until `start()`.
+    /// - Parameters:
+    ///   - configuration: address, paths and limits.
+    ///   - delegate: held strongly until `shutdown` returns.
+    public init(configuration: WebSocketServerConfiguration, delegate: WebSocketServerDelegate) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.files = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
+        self.httpScratch = UnsafeMutableRawPointer.allocate(byteCount: WebSocketServer.httpScratchSize, alignment: 16)
+        if let root = configuration.webRoot, files == nil {
+            WebSocketLog.log(.warn, "web root \(root) does not exist; no static files will be served")
+        }
+    }
+
+    deinit {
+        httpScratch.deallocate()
+    }
+
+    /// Creates the context, binds the port and starts the service thread.
+    ///
+    /// - Returns: the port actually listened on (the ephemeral one for port 0).
+    /// - Throws: `WebSocketError.listenFailed` naming the address and the cause,
+    ///   e.g. "cannot listen on 127.0.0.1:8080: address already in use".
+    /// - Note: call once, from any thread.
+    public func start() throws -> Int {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard !started else { return boundPort }
+        let where_ = ListenSupport.display(host: configuration.host, port: configuration.port)
+        guard let address = ListenSupport.listenAddress(for: configuration.host) else {
+            throw WebSocketError.listenFailed("cannot listen on \(where_): not an IP address")
+        }
+        guard configuration.port >= 0 && configuration.port <= 65535 else {
+            throw WebSocketError.listenFailed("cannot listen on \(where_): port out of range")
+        }
+        if let reason = ListenSupport.probe(address: address, port: configuration.port) {
+            throw WebSocketError.listenFailed("cannot listen on \(where_): \(reason)")
+        }
+        let fileLimit = ListenSupport.raiseFileLimit()
+        WebSocketLog.installInLibrary()
+
+        let allocations = CAllocations()
+        var info = cc_zeroed_context_info()
+        info.port = Int32(configuration.port)
+        info.iface = allocations.string(address.interface)
+        info.protocols = UnsafePointer(makeProtocols(allocations))
+        if configuration.permessageDeflate {
+            info.extensions = UnsafePointer(allocations.permessageDeflateExtensions())
+        }
+        info.vhost_name = UnsafePointer(allocations.string("chartcast"))
+        info.server_string = UnsafePointer(allocations.string("ChartCast"))
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.fd_limit_per_thread = UInt32(fileLimit)
+        info.max_http_header_pool = 1024
+        info.pt_serv_buf_size = 32 * 1024
+        info.keepalive_timeout = 5
+        info.timeout_secs = 10
+        var options = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
+        if !address.ipv6 {
+            options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+        }
+        info.options = options
+
+        guard let context = lws_create_context(&info) else {
+            throw WebSocketError.listenFailed("cannot listen on \(where_): libwebsockets could not create the listener")
+        }
+        var port = configuration.port
+        if let vhost = lws_get_vhost_by_name(context, "chartcast") {
+            let listening = Int(lws_get_vhost_listen_port(vhost))
+            if listening > 0 { port = listening }
+        }
+        if port <= 0 {
+            lws_context_destroy(context)
+            throw WebSocketError.listenFailed("cannot listen on \(where_): no listening port")
+        }
+        self.allocations = allocations
+        boundPort = port
+        started = true
+        loop.attach(context: context)
+        // The loop holds the server strongly until the context is destroyed, so
+        // the context's user pointer never dangles.
+        loop.teardown = { self.willDestroyContext() }
+        loop.afterDestroy = { self.didDestroyContext() }
+        loop.start(name: configuration.threadName)
+        WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))")
+        return port
+    }
+
+    /// The port listened on (0 before `start()`).
+    public var port: Int {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return boundPort
+    }
+
+    /// Runs `work` on the service thread soon, in submission order. Work
+    /// submitted before `start()` runs when the thread starts; after shutdown it is dropped.
+    /// - Note: any thread.
+    public func perform(_ work: @escaping () -> Void) {
+        loop.perform(work)
+    }
+
+    /// A repeating timer on the service thread.
+    /// - Note: service thread only.
+    @discardableResult
+    public func schedule(every seconds: Double, _ tick: @escaping () -> Void) -> WebSocketTimer {
+        return loop.scheduleTimer(every: seconds, tick)
+    }
+
+    /// A one-shot timer on the service thread.
+    /// - Note: service thread only.
+    @discardableResult
+    public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> WebSocketTimer {
+        return loop.scheduleTimer(after: seconds, fire)
+    }
+
+    /// Open WebSocket connections.
+    /// - Note: service thread only.
+    public var connectionCount: Int {
+        return connections.count
+    }
+
+    /// All open WebSocket connections, in no particular order.
+    /// - Note: service thread only.
+    public var openConnections: [WebSocketConnection] {
+        return Array(connections.values)
+    }
+
+    /// True on this server's service thread.
+    public var isServiceThread: Bool {
+        return loop.isServiceThread
+    }
+
+    /// Sends `closeCode` to every WebSocket, waits at most `grace` seconds for
+    /// the peers to answer, then stops the service thread and destroys the
+    /// context. Blocks until done (about `grace` at worst); safe to call twice.
+    ///
+    /// Called on the service thread itself it only starts the shutdown and
+    /// returns; the thread ends after the grace period.
+    /// - Note: any thread.
+    public func shutdown(closeCode: UInt16 = 1001, grace: Double = 0.5) {
+        stateLock.lock()
+        let wasStarted = started
+        stateLock.unlock()
+        guard wasStarted else {
+            delegate = nil
+            return
+        }
+        let grace = max(0, grace.isFinite ? grace : 0)
+        if loop.isServiceThread {
+            beginShutdown(closeCode: closeCode, grace: grace)
+            return
+        }
+        loop.perform { [unowned self] in
+            self.beginShutdown(closeCode: closeCode, grace: grace)
+        }
+        if !loop.waitUntilFinished(timeout: grace + 5) {
+            WebSocketLog.log(.error, "server service thread did not stop within \(grace + 5) s")
+        }
+    }
+
+    /// Starts closing every connection and arms the grace deadline.
+    /// - Note: service thread only.
+    private func beginShutdown(closeCode: UInt16, grace: Double) {
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        shutdownCloseCode = closeCode
+        for connection in connections.values {
+            connection.close(code: closeCode, reason: "server shutting down")
+        }
+        if connections.isEmpty {
+            loop.requestStop()
+            return
+        }
+        _ = loop.scheduleTimer(after: grace) { [unowned self] in
+            if !self.connections.isEmpty {
+                WebSocketLog.log(.info, "shutdown grace over; dropping \(self.connections.count) connection(s)")
+            }
+            self.loop.requestStop()
+        }
+    }
+
+    /// Service thread, before `lws_context_destroy`: nothing may arm writes any more.
+    private func willDestroyContext() {
+        httpResponses.removeAll()
+    }
+
+    /// Service thread, after `lws_context_destroy`: forget connections and C memory.
+    private func didDestroyContext() {
+        for connection in connections.values {
+            connection.wsi = nil
+            delegate?.webSocketServer(self, didClose: connection)
+        }
+        connections.removeAll()
+        allocations = nil
+        delegate = nil
+    }
+}

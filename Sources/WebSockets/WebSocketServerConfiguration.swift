@@ -1,0 +1,53 @@
+/// Everything a `WebSocketServer` needs to know before `start()`.
+public struct WebSocketServerConfiguration {
+    /// The address to listen on: an IPv4 or IPv6 literal, `localhost`, or
+    /// `0.0.0.0` / `::` for every interface.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 asks the system for a free one (`start()` returns it).
+    public var port: Int = 8080
+    /// Directory served for GET requests the delegate does not answer; nil serves no files.
+    public var webRoot: String? = nil
+    /// The only path on which WebSocket upgrades are accepted.
+    public var webSocketPath: String = "/ws"
+    /// The WebSocket subprotocol the server speaks. Clients may also omit it.
+    public var subprotocol: String = "chartcast.v1"
+    /// The largest inbound message (after reassembly) delivered to the delegate, in bytes.
+    public var maxMessageSize: Int = 65_536
+    /// Negotiate permessage-deflate (RFC 7692) with clients that offer it.
+    public var permessageDeflate: Bool = false
+    /// Seconds a connection that was asked to close may take to get its close frame out.
+    public var closeTimeout: Int = 5
+    /// Name of the service thread (visible in debuggers and `top -H`).
+    public var threadName: String = "ws-server"
+
+    public init() {}
+}
+
+/// Receives the events of a `WebSocketServer` and supplies its outbound frames.
+///
+/// - Note: every method is called on the server's service thread only.
+public protocol WebSocketServerDelegate: AnyObject {
+    /// A WebSocket handshake completed on `webSocketPath`.
+    func webSocketServer(_ server: WebSocketServer, didOpen connection: WebSocketConnection)
+    /// A complete (reassembled) message arrived.
+    func webSocketServer(_ server: WebSocketServer, connection: WebSocketConnection, didReceive message: InboundMessage)
+    /// A message went over `maxMessageSize`; its remainder is discarded. Called once per such message.
+    func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection)
+    /// The connection is gone (closed by either side or dropped). It accepts no more calls.
+    func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection)
+    /// The connection can take one frame: return it, or nil when nothing is pending.
+    /// Called after `requestWrite()` until it returns nil.
+    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame?
+    /// Answers an HTTP request, or returns nil to fall back to static files (then 404).
+    func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse?
+}
+
+extension WebSocketServerDelegate {
+    public func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection) {
+        connection.close(code: 1009, reason: "message too large")
+    }
+
+    public func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
+        return nil
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import XCTest
+@testable import WebSockets
+
+/// A server delegate for tests: echoes, records events (readable from the test
+/// thread under a lock), answers a few HTTP paths, keeps a per-connection outbox.
+final class RecordingServerDelegate: WebSocketServerDelegate {
+    private let lock = NSLock()
+    weak var server: WebSocketServer?
+
+    /// Echo every message back to its sender.
+    var echo = true
+    /// Send this text frame before closing with 1009 when a message is too large.
+    var tooLargeErrorText = "{\"type\":\"error\",\"code\":\"too_large\"}"
+    /// Frames handed out per connection (service thread only).
+    private var outboxes: [WebSocketConnection: [OutboundFrame]] = [:]
+    /// Extra frames produced on demand for a connection id (flood tests).
+    var floodFrames: [Int: (frame: OutboundFrame, remaining: Int)] = [:]
+
+    private var _opened: [WebSocketConnection] = []
+    private var _received: [(Int, InboundMessage)] = []
+    private var _exceeded: [Int] = []
+    private var _closed: [Int] = []
+    private var _handedOut: [ObjectIdentifier] = []
+    private var _offServiceThread = 0
+
+    var opened: [WebSocketConnection] { return locked { _opened } }
+    var received: [(Int, InboundMessage)] { return locked { _received } }
+    var exceeded: [Int] { return locked { _exceeded } }
+    var closed: [Int] { return locked { _closed } }
+    var handedOut: [ObjectIdentifier] { return locked { _handedOut } }
+    var callsOffServiceThread: Int { return locked { _offServiceThread } }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    private func checkThread(_ server: WebSocketServer) {
+        if !server.isServiceThread { locked { _offServiceThread += 1 } }
+    }
+
+    /// Queues `frame` for `connection`. - Note: service thread only.
+    func enqueue(_ frame: OutboundFrame, to connection: WebSocketConnection) {
+        outboxes[connection, default: []].append(frame)
+        connection.requestWrite()
+    }
+
+    /// Sends one frame object to every open connection. - Note: any thread.
+    func broadcast(_ frame: OutboundFrame) {
+        server?.perform { [self] in
+            for connection in self.server?.openConnections ?? [] {
+                self.enqueue(frame, to: connection)
+            }
+        }
+    }
+
+    /// Sent with `WebSocketConnection.send(_:)` to every new connection.
+    var welcomeText: String?
+
+    func webSocketServer(_ server: WebSocketServer, didOpen connection: WebSocketConnection) {
+        checkThread(server)
+        locked { _opened.append(connection) }
+        if let welcome = welcomeText {
+            connection.send(OutboundFrame(text: welcome))
+        }
+    }
+
+    func webSocketServer(_ server: WebSocketServer, connection: WebSocketConnection, didReceive message: InboundMessage) {
+        checkThread(server)
+        locked { _received.append((connection.id, message)) }
+        guard echo else { return }
+        switch message {
+        case .text(let bytes): enqueue(OutboundFrame(textBytes: bytes), to: connection)
+        case .binary(let bytes): enqueue(OutboundFrame(binary: bytes), to: connection)
+        }
+    }
+
+    func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection) {
+        checkThread(server)
+        locked { _exceeded.append(connection.id) }
+        enqueue(OutboundFrame(text: tooLargeErrorText), to: connection)
+        connection.close(code: 1009, reason: "message too large")
+    }
+
+    func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection) {
+        checkThread(server)
+        outboxes[connection] = nil
+        locked { _closed.append(connection.id) }
+    }
+
+    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame? {
+        checkThread(server)
+        if var queue = outboxes[connection], !queue.isEmpty {
+            let frame = queue.removeFirst()
+            outboxes[connection] = queue
+            locked { _handedOut.append(ObjectIdentifier(frame)) }
+            return frame
+        }
+        if let flood = floodFrames[connection.id], flood.remaining > 0 {
+            floodFrames[connection.id] = (flood.frame, flood.remaining - 1)
+            return flood.frame
+        }
+        return nil
+    }
+
+    private var _httpPaths: [String] = []
+    var httpPaths: [String] { return locked { _httpPaths } }
+
+    func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
+        checkThread(server)
+        locked { _httpPaths.append(request.path + (request.query.map { "?" + $0 } ?? "")) }
+        switch request.path {
+        case "/healthz": return .text("ok")
+        case "/api/echo": return .json(Array("{\"method\":\"\(request.method)\",\"query\":\"\(request.query ?? "")\"}".utf8))
+        case "/api/big": return HTTPResponse(status: 200, contentType: "application/octet-stream",
+                                             body: (0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        case "/teapot": return .text("short and stout", status: 418)
+        default: return nil
+        }
+    }
+}
+
+/// Starts a server on an ephemeral loopback port.
+func startServer(_ configure: (inout WebSocketServerConfiguration) -> Void = { _ in }) throws -> (WebSocketServer, RecordingServerDelegate, Int) {
+    var configuration = WebSocketServerConfiguration()
+    configuration.port = 0
+    configure(&configuration)
+    let delegate = RecordingServerDelegate()
+    let server = WebSocketServer(configuration: configuration, delegate: delegate)
+    delegate.server = server
+    let port = try server.start()
+    return (server, delegate, port)
+}
+
+/// Runs `body` on the server's service thread and waits for its result.
+func onServiceThread<T>(_ server: WebSocketServer, timeout: Double = 2, _ body: @escaping () -> T) -> T? {
+    let done = DispatchSemaphore(value: 0)
+    let lock = NSLock()
+    var result: T?
+    server.perform {
+        let value = body()
+        lock.lock(); result = value; lock.unlock()
+        done.signal()
+    }
+    guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+    lock.lock()
+    defer { lock.unlock() }
+    return result
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(5_000)
+    }
+    return condition()
+}
+
+/// A raw HTTP/1.1 exchange over a plain socket.
+struct RawHTTPResponse {
+    var status: Int
+    var headers: [String: String]
+    var body: [UInt8]
+    var bodyText: String { return String(decoding: body, as: UTF8.self) }
+}
+
+/// Sends `GET path` (verbatim, unnormalised) and reads the whole response.
+func rawHTTP(port: Int, method: String = "GET", path: String, timeout: Double = 3) throws -> RawHTTPResponse {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw WebSocketError.connectFailed("socket") }
+    defer { close(fd) }
+    var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw WebSocketError.connectFailed("connect") }
+    let request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        data.append(contentsOf: buffer[0..<n])
+        if let parsed = parseHTTP(data), let length = parsed.headers["content-length"].flatMap(Int.init), parsed.body.count >= length {
+            break
+        }
+    }
+    guard let parsed = parseHTTP(data) else { throw WebSocketError.connectFailed("no HTTP response (\(data.count) bytes)") }
+    return parsed
+}
+
+private func parseHTTP(_ data: [UInt8]) -> RawHTTPResponse? {
+    let separator: [UInt8] = [13, 10, 13, 10]
+    guard data.count >= 4, let end = (0...(data.count - 4)).first(where: { Array(data[$0..<$0 + 4]) == separator }) else { return nil }
+    let head = String(decoding: data[0..<end], as: UTF8.self)
+    var lines = head.components(separatedBy: "\r\n")
+    let statusLine = lines.removeFirst().split(separator: " ")
+    guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+    var headers: [String: String] = [:]
+    for line in lines {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return RawHTTPResponse(status: status, headers: headers, body: Array(data[(end + 4)...]))
+}

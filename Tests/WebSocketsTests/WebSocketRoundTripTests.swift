@@ -1,0 +1,25 @@
+import XCTest
+@testable import WebSockets
+
+final class WebSocketRoundTripTests: XCTestCase {
+    func testHandshakeAcceptsTheConfiguredSubprotocol() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port, subprotocol: "chartcast.v1")
+        XCTAssertEqual(client.negotiatedSubprotocol, "chartcast.v1")
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        XCTAssertTrue(delegate.opened[0].remoteAddress.hasPrefix("127.0.0.1:"), delegate.opened[0].remoteAddress)
+        client.close()
+    }
+
+    func testTextRoundTrip() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        client.send(text: "{\"type\":\"hello\",\"name\":\"Ana\"}")
+        XCTAssertEqual(try client.receiveText(), "{\"type\":\"hello\",\"name\":\"Ana\"}")
+        XCTAssertEqual(delegate.received.first?.1, .text(Array("{\"type\":\"hello\",\"name\":\"Ana\"}".utf8)))
+        XCTAssertEqual(delegate.callsOffServiceThread, 0)
+        client.close()
+    }
+}
