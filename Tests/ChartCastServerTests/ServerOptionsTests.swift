@@ -1,3 +1,4 @@
+import Foundation
 import ChartCastServer
 import XCTest
 
@@ -48,5 +49,28 @@ final class ServerOptionsTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains(fragment), "\(arguments) \(environment): \(error)")
             }
         }
+    }
+
+    func testDefaultWebRootIsFoundBesideTheExecutableOrInTheWorkingDirectory() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("chartcast-root-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let checkout = base.appendingPathComponent("checkout")
+        let binDir = checkout.appendingPathComponent(".build/x86_64-unknown-linux-gnu/release")
+        try FileManager.default.createDirectory(at: binDir, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: checkout.appendingPathComponent("web"), withIntermediateDirectories: true)
+        try "<!doctype html>".write(to: checkout.appendingPathComponent("web/index.html"), atomically: true, encoding: .utf8)
+        let elsewhere = base.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+
+        // A checkout's build directory: web/ is found above the executable, whatever the working directory.
+        XCTAssertEqual(ServerOptions.defaultWebRoot(executablePath: binDir.appendingPathComponent("chartcast").path,
+                                                    workingDirectory: elsewhere.path),
+                       checkout.appendingPathComponent("web").resolvingSymlinksInPath().path)
+        // An installed executable far from any web/: the working directory's web/ is used.
+        XCTAssertEqual(ServerOptions.defaultWebRoot(executablePath: elsewhere.appendingPathComponent("chartcast").path,
+                                                    workingDirectory: checkout.path),
+                       checkout.appendingPathComponent("web").path)
+        XCTAssertNil(ServerOptions.defaultWebRoot(executablePath: elsewhere.appendingPathComponent("chartcast").path,
+                                                  workingDirectory: elsewhere.path))
     }
 }
