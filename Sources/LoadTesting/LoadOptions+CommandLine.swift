@@ -1,0 +1,102 @@
+/// A command-line error with the message to print before the usage text.
+public struct LoadOptionsError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension LoadOptions {
+    /// The `--help` text.
+    public static let usage = """
+    usage: chartcast-load [options]
+      --url ws://HOST:PORT/PATH   server (default ws://127.0.0.1:8080/ws; mirror: ws://127.0.0.1:7681/)
+      --viewers N                 passive viewers (default 100)
+      --drivers K                 connections sending pointer events (default 1)
+      --rate HZ                   pointer events per driver per second (default 10)
+      --duration S                seconds the drivers run (default 10)
+      --ramp S                    seconds to open every connection over (default 1)
+      --pattern hover|scrub|range|mixed   driver gestures (default mixed)
+      --json FILE                 also write the report as JSON
+      --server-pid PID            server process for RSS/CPU (default: found by port when local)
+      --mirror                    target libwebsockets-test-server's lws-mirror-protocol
+      --message-size BYTES        mirror mode: bytes per message (default 400)
+      --stalled N                 viewers that stop reading while the drivers run, then resume
+      --settle S                  seconds allowed for convergence after the drivers stop (default 5)
+      --connect-timeout S         seconds allowed for connections beyond the ramp (default 20)
+      --quiet                     no progress line on stderr
+    Exits 0 when every connection succeeded and every viewer converged, 1 otherwise, 2 on bad usage.
+
+    chartcast-load --compare DIR [--json FILE]
+      prints the side-by-side table of the <scenario>.chartcast.json and <scenario>.mirror.json
+      reports in DIR (bench/run.sh writes them); exits 1 when a performance target is missed.
+    """
+
+    /// Parses command-line arguments (without the program name).
+    /// - Throws: `LoadOptionsError` for an unknown option or a bad value.
+    public static func parse(_ arguments: [String]) throws -> LoadOptions {
+        // Accept --name=value as well as --name value.
+        let arguments = arguments.flatMap { arg -> [String] in
+            guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return [arg] }
+            return [String(arg[..<eq]), String(arg[arg.index(after: eq)...])]
+        }
+        var options = LoadOptions()
+        var explicitURL = false
+        var i = 0
+        func value(_ name: String) throws -> String {
+            i += 1
+            guard i < arguments.count else { throw LoadOptionsError("\(name) needs a value") }
+            return arguments[i]
+        }
+        func number(_ name: String, min: Double) throws -> Double {
+            let text = try value(name)
+            guard let v = Double(text), v.isFinite, v >= min else { throw LoadOptionsError("\(name): bad value \(text)") }
+            return v
+        }
+        func count(_ name: String) throws -> Int {
+            let text = try value(name)
+            guard let v = Int(text), v >= 0 else { throw LoadOptionsError("\(name): bad value \(text)") }
+            return v
+        }
+        while i < arguments.count {
+            let arg = arguments[i]
+            switch arg {
+            case "--url":
+                let text = try value(arg)
+                guard let url = LoadURL(text) else { throw LoadOptionsError("--url: expected ws://host:port/path, got \(text)") }
+                options.url = url
+                explicitURL = true
+            case "--viewers": options.viewers = try count(arg)
+            case "--drivers": options.drivers = try count(arg)
+            case "--rate": options.rate = try number(arg, min: 0.1)
+            case "--duration": options.duration = try number(arg, min: 0)
+            case "--ramp": options.ramp = try number(arg, min: 0)
+            case "--pattern":
+                let text = try value(arg)
+                guard let p = LoadPattern(rawValue: text) else { throw LoadOptionsError("--pattern: expected hover, scrub, range or mixed, got \(text)") }
+                options.pattern = p
+            case "--json": options.jsonPath = try value(arg)
+            case "--server-pid":
+                let text = try value(arg)
+                guard let pid = Int32(text), pid > 0 else { throw LoadOptionsError("--server-pid: bad value \(text)") }
+                options.serverPID = pid
+            case "--mirror": options.target = .mirror
+            case "--message-size":
+                let size = try count(arg)
+                guard size >= 128, size <= 60_000 else { throw LoadOptionsError("--message-size: 128…60000") }
+                options.messageSize = size
+            case "--stalled": options.stalledViewers = try count(arg)
+            case "--settle": options.settleTimeout = try number(arg, min: 0)
+            case "--connect-timeout": options.connectTimeout = try number(arg, min: 0)
+            case "--quiet": options.progress = false
+            default:
+                throw LoadOptionsError("unknown option \(arg)")
+            }
+            i += 1
+        }
+        if options.target == .mirror && !explicitURL {
+            options.url = LoadURL(host: "127.0.0.1", port: 7681, path: "/")
+        }
+        guard options.stalledViewers <= options.viewers else { throw LoadOptionsError("--stalled cannot exceed --viewers") }
+        guard options.connectionCount > 0 else { throw LoadOptionsError("nothing to do: --viewers and --drivers are both 0") }
+        return options
+    }
+}

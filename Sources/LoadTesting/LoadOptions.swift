@@ -1,0 +1,115 @@
+/// Which pointer sequences drivers send.
+public enum LoadPattern: String, CaseIterable, Sendable {
+    /// Moves across a hover chart, a new category with every event.
+    case hover
+    /// Press, drag across a scrub chart's marks, release; repeated.
+    case scrub
+    /// Press, widen a range step by step, release; repeated.
+    case range
+    /// Cycles hover sweeps, scrubs, ranges and pin taps across every chart.
+    case mixed
+}
+
+/// What `chartcast-load` connects to.
+public enum LoadTarget: Sendable, Equatable {
+    /// A ChartCast server speaking protocol v1 (`chartcast.v1`).
+    case chartcast
+    /// `libwebsockets-test-server`'s `lws-mirror-protocol`: every message to every client.
+    case mirror
+}
+
+/// A `ws://host:port/path` address.
+public struct LoadURL: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var path: String
+
+    public init(host: String, port: Int, path: String) {
+        self.host = host
+        self.port = port
+        self.path = path
+    }
+
+    /// Parses `ws://host[:port][/path]`; the port defaults to 80 and the path to `/`.
+    public init?(_ text: String) {
+        guard text.hasPrefix("ws://") else { return nil }
+        let rest = text.dropFirst(5)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = rest[rest.startIndex..<slash]
+        path = slash == rest.endIndex ? "/" : String(rest[slash...])
+        if let colon = authority.lastIndex(of: ":") {
+            guard let p = Int(authority[authority.index(after: colon)...]), (1...65535).contains(p) else { return nil }
+            host = String(authority[authority.startIndex..<colon])
+            port = p
+        } else {
+            host = String(authority)
+            port = 80
+        }
+        if host.isEmpty { return nil }
+    }
+
+    public var description: String { "ws://\(host):\(port)\(path)" }
+}
+
+/// Everything one load run needs; `LoadOptions.parse(_:)` builds it from the command line.
+public struct LoadOptions: Sendable {
+    public var url: LoadURL
+    public var target: LoadTarget
+    /// Passive connections that only read (and send viewports).
+    public var viewers: Int
+    /// Connections that also send pointer sequences.
+    public var drivers: Int
+    /// Pointer events per driver per second.
+    public var rate: Double
+    /// Seconds the drivers run.
+    public var duration: Double
+    /// Seconds over which connections are opened.
+    public var ramp: Double
+    public var pattern: LoadPattern
+    /// Where to write the JSON report, if anywhere.
+    public var jsonPath: String?
+    /// The server's process id for RSS/CPU; found by port when nil and the host is local.
+    public var serverPID: Int32?
+    /// Mirror mode: bytes per mirrored message (ChartCast's selection size, for a fair baseline).
+    public var messageSize: Int
+    /// Viewers that stop reading once ready and resume after the drivers stop.
+    public var stalledViewers: Int
+    /// Seconds after the drivers stop to wait for every viewer to converge.
+    public var settleTimeout: Double
+    /// Seconds to wait for connections to complete (on top of the ramp).
+    public var connectTimeout: Double
+    /// Seconds to wait idle after every connection is ready (idle RSS is sampled then).
+    public var idleTime: Double
+    /// Print the progress line on stderr each second.
+    public var progress: Bool
+
+    public init(url: LoadURL = LoadURL(host: "127.0.0.1", port: 8080, path: "/ws"),
+                target: LoadTarget = .chartcast, viewers: Int = 100, drivers: Int = 1,
+                rate: Double = 10, duration: Double = 10, ramp: Double = 1,
+                pattern: LoadPattern = .mixed, jsonPath: String? = nil, serverPID: Int32? = nil,
+                messageSize: Int = 400, stalledViewers: Int = 0, settleTimeout: Double = 5,
+                connectTimeout: Double = 20, idleTime: Double = 0.5, progress: Bool = true) {
+        self.url = url
+        self.target = target
+        self.viewers = viewers
+        self.drivers = drivers
+        self.rate = rate
+        self.duration = duration
+        self.ramp = ramp
+        self.pattern = pattern
+        self.jsonPath = jsonPath
+        self.serverPID = serverPID
+        self.messageSize = messageSize
+        self.stalledViewers = stalledViewers
+        self.settleTimeout = settleTimeout
+        self.connectTimeout = connectTimeout
+        self.idleTime = idleTime
+        self.progress = progress
+    }
+
+    /// The WebSocket subprotocol for the target.
+    public var subprotocol: String { target == .mirror ? "lws-mirror-protocol" : "chartcast.v1" }
+
+    /// Total connections: viewers plus drivers.
+    public var connectionCount: Int { viewers + drivers }
+}

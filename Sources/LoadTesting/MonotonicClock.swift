@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Nanoseconds on the system's monotonic clock: one time base for every connection in the
+/// process, so a pointer's send time and a viewer's receive time subtract directly.
+public enum MonotonicClock {
+    /// The current monotonic time in nanoseconds.
+    @inline(__always)
+    public static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// Seconds elapsed since `start`.
+    public static func seconds(since start: UInt64) -> Double { Double(now() &- start) / 1e9 }
+
+    /// Blocks the calling thread for `seconds`.
+    public static func sleep(_ seconds: Double) {
+        guard seconds > 0 else { return }
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

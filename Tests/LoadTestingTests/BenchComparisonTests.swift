@@ -1,0 +1,97 @@
+import ChartCastProtocol
+import XCTest
+@testable import LoadTesting
+
+final class BenchComparisonTests: XCTestCase {
+    /// A minimal report JSON with the figures the comparison reads.
+    private func report(viewers: Int = 1000, p99: Double, cpuPerFrame: Double = 10, rssPerViewer: Double = 5000,
+                        converged: Bool = true, ok: Int? = nil, peakRSS: Double = 50 * 1_048_576) -> JSONValue {
+        .object([
+            ("viewers", .number(Double(viewers))), ("rate", .number(60)),
+            ("connections", .object([("ok", .number(Double(ok ?? viewers + 1))), ("failed", .number(0)), ("dropped", .number(0))])),
+            ("fanoutMs", .object([("p50", .number(p99 / 2)), ("p99", .number(p99)), ("max", .number(p99 * 2))])),
+            ("server", .object([("cpuMicrosPerFrame", .number(cpuPerFrame)), ("rssPerIdleViewer", .number(rssPerViewer)),
+                                ("peakRSS", .number(peakRSS))])),
+            ("convergence", .object([("converged", .bool(converged))])),
+        ])
+    }
+
+    private func row(_ c: BenchComparison, _ scenario: String, _ metricPrefix: String) -> BenchComparison.Row? {
+        c.rows.first { $0.scenario == scenario && $0.metric.hasPrefix(metricPrefix) }
+    }
+
+    func testHundredViewerLatencyTargetIsRelativeToTheMirror() throws {
+        let pass = BenchComparison(scenarios: [.init(name: "n100", chartcast: report(viewers: 100, p99: 1.9), mirror: report(viewers: 100, p99: 1.0))])
+        XCTAssertEqual(row(pass, "n100", "fan-out p99")?.met, true)
+        let fail = BenchComparison(scenarios: [.init(name: "n100", chartcast: report(viewers: 100, p99: 2.1), mirror: report(viewers: 100, p99: 1.0))])
+        XCTAssertEqual(row(fail, "n100", "fan-out p99")?.met, false)
+        XCTAssertFalse(fail.allTargetsMet)
+        XCTAssertTrue(fail.table.contains("targets missed: n100 fan-out p99"))
+    }
+
+    func testAbsoluteLatencyTargetsAndConvergence() {
+        let c = BenchComparison(scenarios: [
+            .init(name: "n5000", chartcast: report(viewers: 5000, p99: 49, converged: false), mirror: report(viewers: 5000, p99: 20)),
+            .init(name: "n1000", chartcast: report(p99: 10.5), mirror: report(p99: 5)),
+        ])
+        XCTAssertEqual(c.scenarios.map(\.name), ["n1000", "n5000"], "scenarios appear in size order")
+        XCTAssertEqual(row(c, "n1000", "fan-out p99")?.met, false)
+        XCTAssertEqual(row(c, "n5000", "fan-out p99")?.met, true)
+        XCTAssertEqual(row(c, "n5000", "converged")?.met, false)
+    }
+
+    func testCPUAndMemoryRatios() {
+        let c = BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 1, cpuPerFrame: 9, rssPerViewer: 8000),
+                                                 mirror: report(p99: 1, cpuPerFrame: 10, rssPerViewer: 5000))])
+        XCTAssertEqual(row(c, "n1000", "server CPU / frame")?.met, true)
+        XCTAssertEqual(row(c, "n1000", "RSS / idle viewer")?.met, false, "8000 B is more than 1.5 × 5000 B")
+        XCTAssertTrue(c.table.contains("0.90×"), "the ratio column shows chartcast / mirror")
+    }
+
+    func testStalledScenarioComparesWithTheUnstalledRun() {
+        let c = BenchComparison(scenarios: [
+            .init(name: "n1000", chartcast: report(p99: 10, peakRSS: 50 * 1_048_576), mirror: nil),
+            .init(name: "stall1000", chartcast: report(p99: 10.8, peakRSS: 52 * 1_048_576), mirror: nil),
+        ])
+        XCTAssertEqual(row(c, "stall1000", "fan-out p99")?.met, true)
+        XCTAssertEqual(row(c, "stall1000", "peak RSS")?.chartcast, 2)
+        XCTAssertEqual(row(c, "stall1000", "peak RSS")?.met, true)
+        let worse = BenchComparison(scenarios: [
+            .init(name: "n1000", chartcast: report(p99: 10), mirror: nil),
+            .init(name: "stall1000", chartcast: report(p99: 11.5), mirror: nil),
+        ])
+        XCTAssertEqual(row(worse, "stall1000", "fan-out p99")?.met, false)
+        XCTAssertNil(row(worse, "stall1000", "server CPU / frame"), "no mirror run, no ratio target")
+        let faster = BenchComparison(scenarios: [
+            .init(name: "n1000", chartcast: report(p99: 10), mirror: nil),
+            .init(name: "stall1000", chartcast: report(p99: 8.5), mirror: nil),
+        ])
+        XCTAssertEqual(row(faster, "stall1000", "fan-out p99")?.met, true, "run-to-run noise downwards is not harm")
+    }
+
+    func testStalledScenarioPrefersTheSameLoadWithoutTheStall() {
+        let c = BenchComparison(scenarios: [
+            .init(name: "n1000", chartcast: report(p99: 5), mirror: nil),
+            .init(name: "range1000", chartcast: report(p99: 40), mirror: nil),
+            .init(name: "stall1000", chartcast: report(p99: 42), mirror: nil),
+        ])
+        XCTAssertEqual(row(c, "stall1000", "fan-out p99")?.met, true, "compared with range1000, not n1000")
+        XCTAssertTrue(row(c, "stall1000", "fan-out p99")?.target.contains("range1000") ?? false)
+        XCTAssertEqual(c.scenarios.map(\.name), ["n1000", "range1000", "stall1000"])
+    }
+
+    func testHoldScenarioNeedsTenThousandConnections() {
+        let held = BenchComparison(scenarios: [.init(name: "hold10k", chartcast: report(viewers: 10_000, p99: 100), mirror: nil)])
+        XCTAssertEqual(row(held, "hold10k", "concurrent viewers held")?.met, true)
+        let short = BenchComparison(scenarios: [.init(name: "hold10k", chartcast: report(viewers: 10_000, p99: 100, ok: 9000), mirror: nil)])
+        XCTAssertEqual(row(short, "hold10k", "concurrent viewers held")?.met, false)
+    }
+
+    func testJSONCarriesRowsAndReports() throws {
+        let c = BenchComparison(scenarios: [.init(name: "n100", chartcast: report(viewers: 100, p99: 1), mirror: report(viewers: 100, p99: 1))])
+        let doc = try JSONReader.parse(c.json)
+        XCTAssertEqual(doc["allTargetsMet"]?.bool, c.allTargetsMet)
+        XCTAssertEqual(doc["rows"]?.array?.count, c.rows.count)
+        XCTAssertEqual(doc["scenarios"]?["n100"]?["mirror"]?["viewers"]?.number, 100)
+    }
+}

@@ -1,0 +1,65 @@
+import XCTest
+@testable import LoadTesting
+
+final class LoadOptionsTests: XCTestCase {
+    func testParsesEveryOption() throws {
+        let o = try LoadOptions.parse(["--url", "ws://10.0.0.2:9000/ws", "--viewers", "5000", "--drivers=3", "--rate", "60",
+                                       "--duration", "2.5", "--ramp", "0", "--pattern", "range", "--json", "/tmp/x.json",
+                                       "--server-pid", "42", "--stalled", "1", "--settle", "3", "--quiet"])
+        XCTAssertEqual(o.url, LoadURL(host: "10.0.0.2", port: 9000, path: "/ws"))
+        XCTAssertEqual(o.viewers, 5000)
+        XCTAssertEqual(o.drivers, 3)
+        XCTAssertEqual(o.rate, 60)
+        XCTAssertEqual(o.duration, 2.5)
+        XCTAssertEqual(o.ramp, 0)
+        XCTAssertEqual(o.pattern, .range)
+        XCTAssertEqual(o.jsonPath, "/tmp/x.json")
+        XCTAssertEqual(o.serverPID, 42)
+        XCTAssertEqual(o.stalledViewers, 1)
+        XCTAssertFalse(o.progress)
+        XCTAssertEqual(o.target, .chartcast)
+        XCTAssertEqual(o.subprotocol, "chartcast.v1")
+        XCTAssertEqual(o.connectionCount, 5003)
+    }
+
+    func testMirrorModeDefaultsToTheTestServerPortAndProtocol() throws {
+        let o = try LoadOptions.parse(["--mirror", "--message-size", "512"])
+        XCTAssertEqual(o.target, .mirror)
+        XCTAssertEqual(o.url, LoadURL(host: "127.0.0.1", port: 7681, path: "/"))
+        XCTAssertEqual(o.subprotocol, "lws-mirror-protocol")
+        XCTAssertEqual(o.messageSize, 512)
+        let explicit = try LoadOptions.parse(["--url", "ws://127.0.0.1:9999/", "--mirror"])
+        XCTAssertEqual(explicit.url.port, 9999, "an explicit --url wins over the mirror default")
+    }
+
+    func testRejectsBadInput() {
+        for args in [["--viewers", "-1"], ["--rate", "0"], ["--pattern", "zigzag"], ["--url", "http://x/"], ["--url", "ws://h:0/"],
+                     ["--bogus"], ["--viewers"], ["--stalled", "5", "--viewers", "2"], ["--viewers", "0", "--drivers", "0"],
+                     ["--message-size", "10"]] {
+            XCTAssertThrowsError(try LoadOptions.parse(args), "\(args)")
+        }
+    }
+
+    func testURLDefaults() {
+        XCTAssertEqual(LoadURL("ws://example.org"), LoadURL(host: "example.org", port: 80, path: "/"))
+        XCTAssertEqual(LoadURL("ws://[::1]:8080/ws")?.port, 8080)
+        XCTAssertNil(LoadURL("ws://:80/"))
+    }
+}
+
+final class FormatTests: XCTestCase {
+    func testFixedDecimals() {
+        XCTAssertEqual(Format.fixed(103, 0), "103")
+        XCTAssertEqual(Format.fixed(2.5, 2), "2.50")
+        XCTAssertEqual(Format.fixed(0.004, 2), "0.00")
+        XCTAssertEqual(Format.fixed(-1.25, 1), "-1.3")
+        XCTAssertEqual(Format.fixed(7.049, 2), "7.05")
+        XCTAssertEqual(Format.fixed(.nan, 2), "-")
+    }
+
+    func testBytes() {
+        XCTAssertEqual(Format.bytes(512), "512 B")
+        XCTAssertEqual(Format.bytes(5 * 1024), "5.0 KiB")
+        XCTAssertEqual(Format.bytes(3 * 1_048_576 / 2), "1.5 MiB")
+    }
+}

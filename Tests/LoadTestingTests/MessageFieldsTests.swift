@@ -1,0 +1,48 @@
+import XCTest
+@testable import LoadTesting
+
+final class MessageFieldsTests: XCTestCase {
+    private func fields(_ text: String) -> MessageFields? { MessageFields(Array(text.utf8)) }
+    private func string(_ f: MessageFields, _ r: Range<Int>?) -> String? { r.map { String(decoding: f.bytes[$0], as: UTF8.self) } }
+
+    func testFindsTopLevelMembersAndSkipsNestedOnes() throws {
+        let f = try XCTUnwrap(fields(#"{"type":"selection","chart":"sales","seq":14,"ref":"r-991","hovers":[{"by":"v2","x":"March","ref":"inner","values":[{"series":"Ice \"Cream\"","y":900}]}],"scrub":null}"#))
+        XCTAssertEqual(string(f, f.stringContent("type")), "selection")
+        XCTAssertEqual(string(f, f.stringContent("chart")), "sales")
+        XCTAssertEqual(f.integer("seq"), 14)
+        XCTAssertEqual(string(f, f.stringContent("ref")), "r-991", "the nested ref must not shadow the top-level one")
+        XCTAssertEqual(string(f, f.value("scrub")), "null")
+        XCTAssertEqual(f.members.count, 6)
+        XCTAssertTrue(string(f, f.value("hovers"))!.hasSuffix("}]}]"))
+    }
+
+    func testToleratesWhitespaceAndEscapedQuotesInKeysAndValues() throws {
+        let f = try XCTUnwrap(fields(" { \"a\\\"b\" : \"x}\\\\\" ,\n \"n\" : 12 } "))
+        XCTAssertEqual(f.members.count, 2)
+        XCTAssertEqual(f.integer("n"), 12)
+    }
+
+    func testRejectsMalformedObjects() {
+        XCTAssertNil(fields("[1,2]"))
+        XCTAssertNil(fields(#"{"a":1"#))
+        XCTAssertNil(fields(#"{"a" 1}"#))
+        XCTAssertNil(fields(#"{"a":[1,2}"#))
+        XCTAssertNil(fields(#"{"a":"unterminated}"#))
+        XCTAssertNotNil(fields("{}"))
+    }
+
+    func testIntegerRejectsNonIntegers() throws {
+        let f = try XCTUnwrap(fields(#"{"a":1.5,"b":"7","c":-3}"#))
+        XCTAssertNil(f.integer("a"))
+        XCTAssertNil(f.integer("b"))
+        XCTAssertNil(f.integer("c"))
+        XCTAssertNil(f.integer("missing"))
+    }
+
+    func testScansANestedObjectByRange() throws {
+        let outer = try XCTUnwrap(fields(#"{"type":"snapshot","selection":{"hovers":[],"pin":{"by":"v1"}}}"#))
+        let inner = try XCTUnwrap(MessageFields(outer.bytes, range: try XCTUnwrap(outer.value("selection"))))
+        XCTAssertEqual(string(inner, inner.value("pin")), #"{"by":"v1"}"#)
+        XCTAssertNil(inner.value("type"), "members outside the range are not seen")
+    }
+}
