@@ -38,8 +38,6 @@ browser-test: deps-test
 ## Side-by-side load benchmark against libwebsockets-test-server (minutes; not part of `make test`).
 bench:
 	@scripts/install-deps.sh bench
-	$(SWIFT) build -c release --product chartcast
-	$(SWIFT) build -c release --product chartcast-load
 	bash bench/run.sh
 
 ## Engine micro-benchmark: hover, range update and append cost at 10^3…10^7 points.
