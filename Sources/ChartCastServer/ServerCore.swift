@@ -33,6 +33,7 @@ final class ServerCore {
     private var viewerCounter = 0
     private var viewersVersion = 0
     private var viewersDirty = false
+    private var lastViewersPublish: UInt64 = 0
     private var viewersFrame: (version: Int, frame: OutboundFrame)?
 
     init(options: ServerOptions, logger: Logger) {
@@ -61,10 +62,17 @@ final class ServerCore {
         wakeAll()
     }
 
-    /// Publishes the viewer list if it changed since the last call (joins are batched so a crowd
-    /// arriving at once costs one list per interval, not one per arrival).
-    func publishViewersIfNeeded() {
+    /// Seconds between two viewer lists: 0.2 s for a small audience, growing with the crowd
+    /// (N / 2500 s) so that the lists sent per second stay near 2,500 whatever N is.
+    static func viewersListInterval(viewers: Int) -> Double { max(0.2, Double(viewers) / 2_500) }
+
+    /// Publishes the viewer list if it changed and the interval has passed (joins are batched so
+    /// a crowd arriving at once costs one list per interval, not one per arrival).
+    func publishViewersIfNeeded(now: UInt64 = ServerCore.now()) {
         guard viewersDirty else { return }
+        let interval = ServerCore.viewersListInterval(viewers: roster.count)
+        guard Double(now &- lastViewersPublish) / 1e9 >= interval else { return }
+        lastViewersPublish = now
         viewersDirty = false
         viewersVersion += 1
         wakeAll()

@@ -118,4 +118,23 @@ final class FanoutTests: XCTestCase {
         XCTAssertEqual(after.last?["range"], .null)
         XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
     }
+
+    func testViewerListsAreBatchedAndSparserForALargeCrowd() throws {
+        XCTAssertEqual(ServerCore.viewersListInterval(viewers: 10), 0.2)
+        XCTAssertEqual(ServerCore.viewersListInterval(viewers: 5_000), 2.0)
+        for _ in 0..<1_000 { core.open(FakeConnection(id: 100_000 + core.viewerCount)) }
+        let start: UInt64 = 1_000_000_000_000
+        core.publishViewersIfNeeded(now: start)
+        let published = core.currentViewersVersion
+        core.open(FakeConnection(id: 900_000))
+        core.publishViewersIfNeeded(now: start + 200_000_000)   // 0.2 s later: too soon for 1,001 viewers
+        XCTAssertEqual(core.currentViewersVersion, published)
+        core.publishViewersIfNeeded(now: start + 450_000_000)   // 0.45 s ≥ 1001 / 2500 s
+        XCTAssertEqual(core.currentViewersVersion, published + 1)
+        core.publishViewersIfNeeded(now: start + 900_000_000)   // nothing changed since
+        XCTAssertEqual(core.currentViewersVersion, published + 1)
+        let list = try JSONReader.parse(core.currentViewersFrame().bytes)
+        XCTAssertEqual(list["viewers"]?.array?.count, ServerCore.maxListedViewers)
+        XCTAssertEqual(list["total"]?.number, 1_001)
+    }
 }
