@@ -24,7 +24,7 @@ run: release
 ## Installs what the tests need, runs the Swift suites, then the real-Chromium page tests.
 test: deps-test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 	$(SWIFT) build --product chartcast
 	CHARTCAST_BIN=$(CURDIR)/.build/debug/chartcast $(PYTHON) Tests/browser/test_dashboard.py
 
