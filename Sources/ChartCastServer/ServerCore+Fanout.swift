@@ -27,6 +27,23 @@ extension ServerCore {
         return nil
     }
 
+    /// Whether `nextFrame(for:)` would return a frame now, without taking it, so a connection
+    /// is re-armed only while something is pending.
+    /// - Complexity: O(charts).
+    /// - Note: service thread only.
+    func hasFrame(for connection: ViewerConnection) -> Bool {
+        guard let session = session(for: connection) else { return false }
+        if session.hasPersonalFrames { return true }
+        if session.closing { return false }
+        if session.viewersVersion != currentViewersVersion { return true }
+        for channel in channels {
+            let cursor = session.cursors[channel.index]
+            if cursor.needsSnapshot || cursor.nextAppend < channel.appendLog.nextNumber { return true }
+            if cursor.selectionVersion != channel.selectionVersion, channel.selectionFrame != nil { return true }
+        }
+        return false
+    }
+
     private func nextFrame(of channel: ChartChannel, for session: Session) -> OutboundFrame? {
         var cursor = session.cursors[channel.index]
         defer { session.cursors[channel.index] = cursor }

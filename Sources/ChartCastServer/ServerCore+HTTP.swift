@@ -46,6 +46,9 @@ final class CoreDelegate: WebSocketServerDelegate {
     func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame? {
         core.nextFrame(for: connection)
     }
+    func webSocketServer(_ server: WebSocketServer, hasFrameFor connection: WebSocketConnection) -> Bool {
+        core.hasFrame(for: connection)
+    }
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
         core.respond(to: request)
     }

@@ -52,6 +52,9 @@ final class Session {
         return true
     }
 
+    /// Whether personal frames are waiting.
+    var hasPersonalFrames: Bool { personalHead < personal.count }
+
     /// The oldest personal frame, removed from the queue.
     func dequeuePersonal() -> OutboundFrame? {
         guard personalHead < personal.count else { return nil }

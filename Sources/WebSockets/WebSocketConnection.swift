@@ -87,6 +87,9 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         return lws_send_pipe_choked(wsi) != 0
     }
 
+    /// Whether frames queued with `send(_:)` are waiting.
+    var hasDirectFrames: Bool { directHead < directQueue.count }
+
     /// The next frame to write: direct frames first, then the delegate's.
     func nextFrame(delegate: WebSocketServerDelegate?) -> OutboundFrame? {
         if directHead < directQueue.count {

@@ -93,7 +93,11 @@ extension WebSocketServer {
                                                 binary: lws_frame_is_binary(wsi) != 0,
                                                 final: lws_is_final_fragment(wsi) != 0,
                                                 remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
-        guard connection.pendingClose == nil else { return }
+        if connection.pendingClose != nil {
+            // A close waiting for the rest of an oversize message can go out now.
+            if !connection.assembler.isDiscarding { connection.requestWrite() }
+            return
+        }
         switch event {
         case .none:
             break
@@ -105,7 +109,7 @@ extension WebSocketServer {
         }
     }
 
-    /// One frame per writable callback; re-armed while frames keep coming;
+    /// One frame per writable callback; re-armed while the delegate has more pending;
     /// the queued close once nothing is left.
     private func writable(_ wsi: OpaquePointer) -> Int32 {
         guard let connection = connections[wsi] else { return 0 }
@@ -116,10 +120,18 @@ extension WebSocketServer {
                 WebSocketLog.log(.info, "write failed on connection \(connection.id)")
                 return -1
             }
-            connection.requestWrite()
+            if connection.hasDirectFrames || connection.pendingClose != nil
+                || delegate?.webSocketServer(self, hasFrameFor: connection) == true {
+                connection.requestWrite()
+            }
             return 0
         }
         if let close = connection.pendingClose {
+            // Closing while the peer is still sending an oversize message would reset the
+            // connection and lose the frames written before the close (the peer's kernel drops
+            // its receive buffer on a reset). Wait until the rest has been read and dropped;
+            // `received` re-arms then, and the close timeout bounds a peer that never stops.
+            if connection.assembler.isDiscarding { return 0 }
             var reason = close.reason
             reason.withUnsafeMutableBufferPointer { buffer in
                 lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), buffer.baseAddress, buffer.count)

@@ -36,8 +36,12 @@ public protocol WebSocketServerDelegate: AnyObject {
     /// The connection is gone (closed by either side or dropped). It accepts no more calls.
     func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection)
     /// The connection can take one frame: return it, or nil when nothing is pending.
-    /// Called after `requestWrite()` until it returns nil.
+    /// Called after `requestWrite()`, and after each write while `hasFrameFor` answers true.
     func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame?
+    /// Whether `nextFrameFor` would return a frame now, without taking it. Asked after each
+    /// write so the connection is re-armed only while more is pending (no empty writable
+    /// callbacks). The default answers true, which costs one empty callback per burst.
+    func webSocketServer(_ server: WebSocketServer, hasFrameFor connection: WebSocketConnection) -> Bool
     /// Answers an HTTP request, or returns nil to fall back to static files (then 404).
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse?
 }
@@ -45,6 +49,10 @@ public protocol WebSocketServerDelegate: AnyObject {
 extension WebSocketServerDelegate {
     public func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection) {
         connection.close(code: 1009, reason: "message too large")
+    }
+
+    public func webSocketServer(_ server: WebSocketServer, hasFrameFor connection: WebSocketConnection) -> Bool {
+        return true
     }
 
     public func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {

@@ -36,7 +36,12 @@ final class FanoutTests: XCTestCase {
     /// Takes frames until the core has nothing more for `connection`, as a writable socket would.
     private func drain(_ connection: FakeConnection, limit: Int = 10_000) throws -> [JSONValue] {
         var messages: [JSONValue] = []
-        while let frame = core.nextFrame(for: connection) {
+        while true {
+            // `hasFrame` must predict `nextFrame` exactly: the socket is re-armed on its word.
+            let predicted = core.hasFrame(for: connection)
+            let taken = core.nextFrame(for: connection)
+            XCTAssertEqual(predicted, taken != nil, "hasFrame disagrees with nextFrame after \(messages.count) frames")
+            guard let frame = taken else { break }
             messages.append(try JSONReader.parse(frame.bytes))
             XCTAssertLessThan(messages.count, limit, "fan-out never ran dry")
             if messages.count >= limit { break }
