@@ -28,10 +28,12 @@ let package = Package(
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine"]),
-        .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets"]),
+        // Raw-socket HTTP for the tests of WebSockets and the server.
+        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "HTTPTestSupport"]),
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
-        .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "WebSockets", "ChartCastProtocol"]),
+        .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "WebSockets", "ChartCastProtocol", "HTTPTestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer"]),
     ]
 )

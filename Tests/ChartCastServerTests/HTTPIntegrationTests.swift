@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import HTTPTestSupport
 import Foundation
 import XCTest
 
@@ -17,16 +18,16 @@ final class HTTPIntegrationTests: XCTestCase {
 
     func testHealthzAnswersOK() throws {
         let server = try TestServer()
-        let response = try rawHTTPGet(port: server.port, path: "/healthz")
+        let response = try rawHTTP(port: server.port, path: "/healthz")
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "ok")
     }
 
     func testApiChartsListsTheFiveSpecs() throws {
         let server = try TestServer()
-        let response = try rawHTTPGet(port: server.port, path: "/api/charts")
+        let response = try rawHTTP(port: server.port, path: "/api/charts")
         XCTAssertEqual(response.status, 200)
-        XCTAssertTrue(response.headers.lowercased().contains("application/json"))
+        XCTAssertTrue(response.headers["content-type"]?.contains("application/json") ?? false)
         let json = try JSONReader.parse(response.body)
         XCTAssertEqual(json["charts"]?.array?.compactMap { $0["id"]?.string }, ["workouts", "intake", "expenses", "sales", "temperature"])
         XCTAssertEqual(json["charts"]?[4]?["interactions"]?["tap"], .bool(true))
@@ -35,7 +36,7 @@ final class HTTPIntegrationTests: XCTestCase {
     func testMetricsAreInPrometheusTextFormat() throws {
         let server = try TestServer()
         let viewer = try server.viewer()
-        let text = String(decoding: try rawHTTPGet(port: server.port, path: "/metrics").body, as: UTF8.self)
+        let text = String(decoding: try rawHTTP(port: server.port, path: "/metrics").body, as: UTF8.self)
         withExtendedLifetime(viewer) {}
         XCTAssertTrue(text.contains("# TYPE chartcast_viewers gauge\nchartcast_viewers 1\n"), text)
         XCTAssertTrue(text.contains("chartcast_errors_total{code=\"bad_json\"} 0"))
@@ -47,14 +48,14 @@ final class HTTPIntegrationTests: XCTestCase {
 
     func testServesStaticFilesWithContentTypes() throws {
         let server = try TestServer(webRoot: webRoot.path)
-        let index = try rawHTTPGet(port: server.port, path: "/")
+        let index = try rawHTTP(port: server.port, path: "/")
         XCTAssertEqual(index.status, 200)
-        XCTAssertTrue(index.headers.lowercased().contains("text/html"))
+        XCTAssertTrue(index.headers["content-type"]?.contains("text/html") ?? false)
         XCTAssertTrue(String(decoding: index.body, as: UTF8.self).contains("ChartCast test page"))
-        let script = try rawHTTPGet(port: server.port, path: "/js/app.js")
+        let script = try rawHTTP(port: server.port, path: "/js/app.js")
         XCTAssertEqual(script.status, 200)
-        XCTAssertTrue(script.headers.lowercased().contains("javascript"))
-        XCTAssertEqual(try rawHTTPGet(port: server.port, path: "/missing.js").status, 404)
+        XCTAssertTrue(script.headers["content-type"]?.contains("javascript") ?? false)
+        XCTAssertEqual(try rawHTTP(port: server.port, path: "/missing.js").status, 404)
     }
 
     func testTraversalOutsideTheWebRootIsRefused() throws {
@@ -68,7 +69,7 @@ final class HTTPIntegrationTests: XCTestCase {
                         "/..\\chartcast-secret.txt", "/%252e%252e/chartcast-secret.txt", "/js/..%00/app.js",
                         "/../../../../etc/passwd"]
         for path in attempts {
-            let response = try rawHTTPGet(port: server.port, path: path)
+            let response = try rawHTTP(port: server.port, path: path)
             XCTAssertTrue([400, 403, 404].contains(response.status), "\(path) → \(response.status)")
             XCTAssertFalse(String(decoding: response.body, as: UTF8.self).contains("TOP-SECRET"), path)
             XCTAssertFalse(String(decoding: response.body, as: UTF8.self).contains("root:x:"), path)
@@ -76,23 +77,22 @@ final class HTTPIntegrationTests: XCTestCase {
     }
 
     /// A WebSocket handshake offering permessage-deflate; returns the response head.
-    private func handshake(port: Int) throws -> (status: Int, headers: String) {
-        let response = try rawHTTPGet(port: port, path: "/ws", extraHeaders: [
+    private func handshake(port: Int) throws -> RawHTTPResponse {
+        try rawHTTP(port: port, path: "/ws", extraHeaders: [
             "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: chartcast.v1",
             "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"])
-        return (response.status, response.headers.lowercased())
     }
 
     func testPermessageDeflateIsOffByDefaultAndOnWithTheFlag() throws {
         let plain = try TestServer()
         let refused = try handshake(port: plain.port)
         XCTAssertEqual(refused.status, 101)
-        XCTAssertTrue(refused.headers.contains("sec-websocket-protocol: chartcast.v1"))
-        XCTAssertFalse(refused.headers.contains("permessage-deflate"))
+        XCTAssertEqual(refused.headers["sec-websocket-protocol"], "chartcast.v1")
+        XCTAssertNil(refused.headers["sec-websocket-extensions"])
         let compressing = try TestServer(deflate: true)
         let accepted = try handshake(port: compressing.port)
         XCTAssertEqual(accepted.status, 101)
-        XCTAssertTrue(accepted.headers.contains("sec-websocket-extensions: permessage-deflate"))
+        XCTAssertTrue(accepted.headers["sec-websocket-extensions"]?.hasPrefix("permessage-deflate") ?? false)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import XCTest
 @testable import WebSockets
 
@@ -160,56 +161,3 @@ func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// A raw HTTP/1.1 exchange over a plain socket.
-struct RawHTTPResponse {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
-    var bodyText: String { return String(decoding: body, as: UTF8.self) }
-}
-
-/// Sends `GET path` (verbatim, unnormalised) and reads the whole response.
-func rawHTTP(port: Int, method: String = "GET", path: String, timeout: Double = 3) throws -> RawHTTPResponse {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw WebSocketError.connectFailed("socket") }
-    defer { close(fd) }
-    var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw WebSocketError.connectFailed("connect") }
-    let request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        data.append(contentsOf: buffer[0..<n])
-        if let parsed = parseHTTP(data), let length = parsed.headers["content-length"].flatMap(Int.init), parsed.body.count >= length {
-            break
-        }
-    }
-    guard let parsed = parseHTTP(data) else { throw WebSocketError.connectFailed("no HTTP response (\(data.count) bytes)") }
-    return parsed
-}
-
-private func parseHTTP(_ data: [UInt8]) -> RawHTTPResponse? {
-    let separator: [UInt8] = [13, 10, 13, 10]
-    guard data.count >= 4, let end = (0...(data.count - 4)).first(where: { Array(data[$0..<$0 + 4]) == separator }) else { return nil }
-    let head = String(decoding: data[0..<end], as: UTF8.self)
-    var lines = head.components(separatedBy: "\r\n")
-    let statusLine = lines.removeFirst().split(separator: " ")
-    guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
-    var headers: [String: String] = [:]
-    for line in lines {
-        guard let colon = line.firstIndex(of: ":") else { continue }
-        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-    }
-    return RawHTTPResponse(status: status, headers: headers, body: Array(data[(end + 4)...]))
-}
