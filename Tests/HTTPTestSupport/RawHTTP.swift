@@ -16,16 +16,11 @@ public struct RawHTTPError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// Sends one request over a plain loopback socket, the path byte for byte (URL libraries
-/// normalise `..` and escapes away before sending, which traversal tests must avoid), and reads
-/// the response: up to `Content-Length`, the peer's close, or the end of a `101` head.
-/// - Parameter extraHeaders: whole header lines; `Connection: close` is added unless one is given.
-public func rawHTTP(port: Int, method: String = "GET", path: String, extraHeaders: [String] = [],
-                    timeout: Double = 5) throws -> RawHTTPResponse {
+/// A TCP socket connected to `127.0.0.1:port`, with a receive timeout. The caller closes it.
+public func loopbackSocket(port: Int, timeout: Double = 5) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RawHTTPError(description: "socket() failed") }
-    defer { close(fd) }
-    var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+    var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -34,7 +29,21 @@ public func rawHTTP(port: Int, method: String = "GET", path: String, extraHeader
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard connected == 0 else { throw RawHTTPError(description: "connect to 127.0.0.1:\(port) failed") }
+    guard connected == 0 else {
+        close(fd)
+        throw RawHTTPError(description: "connect to 127.0.0.1:\(port) failed")
+    }
+    return fd
+}
+
+/// Sends one request over a plain loopback socket, the path byte for byte (URL libraries
+/// normalise `..` and escapes away before sending, which traversal tests must avoid), and reads
+/// the response: up to `Content-Length`, the peer's close, or the end of a `101` head.
+/// - Parameter extraHeaders: whole header lines; `Connection: close` is added unless one is given.
+public func rawHTTP(port: Int, method: String = "GET", path: String, extraHeaders: [String] = [],
+                    timeout: Double = 5) throws -> RawHTTPResponse {
+    let fd = try loopbackSocket(port: port, timeout: timeout)
+    defer { close(fd) }
     let hasConnection = extraHeaders.contains { $0.lowercased().hasPrefix("connection:") }
     let head = (["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1"] + (hasConnection ? [] : ["Connection: close"]) + extraHeaders)
         .joined(separator: "\r\n") + "\r\n\r\n"

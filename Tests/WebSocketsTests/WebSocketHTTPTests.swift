@@ -105,18 +105,8 @@ final class WebSocketHTTPTests: XCTestCase {
     func testKeepAliveServesSeveralRequestsOnOneConnection() throws {
         let (server, port) = try startFileServer()
         defer { server.shutdown() }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try loopbackSocket(port: port, timeout: 2)
         defer { close(fd) }
-        var tv = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
         // A dynamic response, a static file, then a dynamic one again, on one socket.
         for (path, expected) in [("/healthz", "ok"), ("/style.css", "body{margin:0}"), ("/healthz", "ok")] {
             let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
