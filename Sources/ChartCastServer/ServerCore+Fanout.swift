@@ -36,15 +36,20 @@ extension ServerCore {
         if session.hasPersonalFrames { return true }
         if session.closing { return false }
         if session.viewersVersion != currentViewersVersion { return true }
-        for channel in channels {
-            let cursor = session.cursors[channel.index]
-            if cursor.needsSnapshot || cursor.nextAppend < channel.appendLog.nextNumber { return true }
-            if cursor.selectionVersion != channel.selectionVersion, channel.selectionFrame != nil { return true }
-        }
+        for channel in channels where !isUpToDate(session.cursors[channel.index], on: channel) { return true }
         return false
     }
 
+    /// True when `cursor` has nothing to send on `channel`: no snapshot owed, no unsent append,
+    /// no unseen selection.
+    private func isUpToDate(_ cursor: Session.Cursor, on channel: ChartChannel) -> Bool {
+        !cursor.needsSnapshot && cursor.nextAppend >= channel.appendLog.nextNumber
+            && (cursor.selectionVersion == channel.selectionVersion || channel.selectionFrame == nil)
+    }
+
     private func nextFrame(of channel: ChartChannel, for session: Session) -> OutboundFrame? {
+        // Fast path, the common case on every write: nothing new on this chart for this viewer.
+        if isUpToDate(session.cursors[channel.index], on: channel) { return nil }
         var cursor = session.cursors[channel.index]
         defer { session.cursors[channel.index] = cursor }
         if !cursor.needsSnapshot, cursor.nextAppend < channel.appendLog.oldestNumber {
