@@ -94,6 +94,7 @@ final class ServerCore {
                               rateLimiter: RateLimiter(rate: ServerCore.messageRate, burst: ServerCore.messageBurst,
                                                        now: ServerCore.now()))
         sessions[connection.id] = session
+        connection.userData = session
         roster.append(session)
         metrics.connectionsTotal += 1
         session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(viewer: info,
@@ -105,6 +106,7 @@ final class ServerCore {
 
     func close(_ connection: ViewerConnection) {
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        connection.userData = nil   // the session holds the connection: break the cycle
         if let position = roster.firstIndex(where: { $0 === session }) { roster.remove(at: position) }
         let now = ServerCore.now()
         for channel in channels where channel.engine.removeViewer(session.info.id) {
@@ -115,7 +117,9 @@ final class ServerCore {
         wakeAll()
     }
 
-    func session(for connection: ViewerConnection) -> Session? { sessions[connection.id] }
+    /// The open viewer on `connection`, nil once it closed.
+    /// - Complexity: O(1), no hashing (hot path: twice per write).
+    func session(for connection: ViewerConnection) -> Session? { connection.userData as? Session }
 
     /// Queues an `error` for one viewer and counts it.
     func sendError(_ error: ProtocolError, to session: Session) {

@@ -7,6 +7,9 @@ import WebSockets
 protocol ViewerConnection: AnyObject {
     var id: Int { get }
     var remoteAddress: String { get }
+    /// The core keeps the viewer's `Session` here while the connection is open, so the hot
+    /// write path finds it without a dictionary lookup.
+    var userData: AnyObject? { get set }
     /// Ask to be offered a write soon; the core then picks the frame.
     func requestWrite()
     /// Close after the frames already handed out, with a WebSocket close code.

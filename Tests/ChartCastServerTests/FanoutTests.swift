@@ -9,6 +9,7 @@ final class FanoutTests: XCTestCase {
     private final class FakeConnection: ViewerConnection {
         let id: Int
         let remoteAddress = "test"
+        var userData: AnyObject?
         var writeRequests = 0
         var closedWith: UInt16?
         init(id: Int) { self.id = id }
