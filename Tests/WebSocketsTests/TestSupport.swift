@@ -161,3 +161,15 @@ func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
+/// Queues `frames` 64 KiB binary frames for one connection (whose peer has paused reading) and
+/// waits until its socket is choked: the send buffers are full and even a close frame cannot go out.
+func floodUntilChoked(_ server: WebSocketServer, _ delegate: RecordingServerDelegate, connection id: Int,
+                      byte: UInt8, frames: Int) -> Bool {
+    server.perform {
+        delegate.floodFrames[id] = (OutboundFrame(binary: [UInt8](repeating: byte, count: 64 * 1024)), frames)
+        server.openConnections.first { $0.id == id }?.requestWrite()
+    }
+    return eventually(timeout: 5) {
+        onServiceThread(server) { server.openConnections.first { $0.id == id }?.isChoked ?? false } ?? false
+    }
+}

@@ -45,14 +45,7 @@ final class WebSocketLifecycleTests: XCTestCase {
         stalled.pauseReading()
         XCTAssertTrue(eventually { delegate.opened.count == 2 })
         // Fill the stalled peer's socket so even the close frame cannot go out.
-        let stalledID = delegate.opened[1].id
-        server.perform {
-            delegate.floodFrames[stalledID] = (OutboundFrame(binary: [UInt8](repeating: 7, count: 64 * 1024)), 200)
-            server.openConnections.first { $0.id == stalledID }?.requestWrite()
-        }
-        XCTAssertTrue(eventually(timeout: 5) {
-            onServiceThread(server) { server.openConnections.first { $0.id == stalledID }?.isChoked ?? false } ?? false
-        })
+        XCTAssertTrue(floodUntilChoked(server, delegate, connection: delegate.opened[1].id, byte: 7, frames: 200))
         let started = Date()
         server.shutdown(closeCode: 1001, grace: 0.5)
         let elapsed = Date().timeIntervalSince(started)

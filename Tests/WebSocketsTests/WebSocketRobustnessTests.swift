@@ -85,14 +85,7 @@ final class WebSocketRobustnessTests: XCTestCase {
         let healthy = try BlockingWebSocketClient.connect(port: port)
         stalled.pauseReading()
         XCTAssertTrue(eventually { delegate.opened.count == 2 })
-        let stalledID = delegate.opened[0].id
-        server.perform {
-            delegate.floodFrames[stalledID] = (OutboundFrame(binary: [UInt8](repeating: 9, count: 64 * 1024)), 400)
-            server.openConnections.first { $0.id == stalledID }?.requestWrite()
-        }
-        XCTAssertTrue(eventually(timeout: 5) {
-            onServiceThread(server) { server.openConnections.first { $0.id == stalledID }?.isChoked ?? false } ?? false
-        })
+        XCTAssertTrue(floodUntilChoked(server, delegate, connection: delegate.opened[0].id, byte: 9, frames: 400))
         healthy.send(text: "ping")
         XCTAssertEqual(try healthy.receiveText(timeout: 2), "ping")
         // Resuming lets the backlog drain.
