@@ -19,21 +19,23 @@ let package = Package(
         .target(name: "WebSockets", dependencies: ["CLibWebsockets"]),
         // Pure Swift: scales, ChartProxy, chart store, gestures, selection. No I/O.
         .target(name: "ChartEngine"),
-        // JSON reader/writer and protocol v1 message types. No I/O.
+        // The demo dashboard's charts and seed data, engine-only, shared by the server and tests.
+        .target(name: "ChartCastDemo", dependencies: ["ChartEngine"]),
+        // JSON reader/writer and every protocol v1 message, encode and decode. No I/O.
         .target(name: "ChartCastProtocol", dependencies: ["ChartEngine"]),
-        // Sessions, fan-out, feeds, demo dashboard, HTTP endpoints.
-        .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol"]),
+        // Sessions, fan-out, feeds, HTTP endpoints.
+        .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo"]),
         // Headless viewers and drivers for load tests.
-        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartCastProtocol"]),
+        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine"]),
         // Raw-socket HTTP for the tests of WebSockets and the server.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "HTTPTestSupport"]),
-        .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine"]),
+        .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "WebSockets", "ChartCastProtocol", "HTTPTestSupport"]),
-        .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer"]),
+        .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol", "ChartEngine"]),
     ]
 )

@@ -1,31 +1,171 @@
 import ChartEngine
 
-/// One message from a browser or headless viewer, validated.
+/// One message from a browser or headless viewer: the typed form of every client → server
+/// message of protocol v1, with `encode()` and `decode(_:)`.
 public enum ClientMessage: Equatable, Sendable {
     /// Sets the viewer's display name.
-    case hello(name: String)
+    case hello(Hello)
     /// The viewer's plot frame for one chart.
-    case viewport(chart: String, viewport: Viewport)
+    case viewport(ViewportReport)
     /// A raw pointer event in CSS pixels from the chart canvas's top-left corner.
-    case pointer(chart: String, phase: PointerPhase, x: Double, y: Double, ref: String?)
+    case pointer(PointerInput)
     /// A keyboard command on a focused chart.
-    case key(chart: String, command: KeyCommand, shift: Bool, ref: String?)
+    case key(KeyInput)
+
+    /// `{"type":"hello","name":"Ana"}`; `ref` is echoed by an `error` refusing the name.
+    public struct Hello: Equatable, Sendable {
+        public var name: String
+        public var ref: String?
+        public init(name: String, ref: String? = nil) {
+            self.name = name
+            self.ref = ref
+        }
+    }
+
+    /// `{"type":"viewport","chart":"sales","plot":{"x":48,"y":12,"width":620,"height":280},"rtl":false}`.
+    public struct ViewportReport: Equatable, Sendable {
+        public var chart: String
+        public var viewport: Viewport
+        public init(chart: String, viewport: Viewport) {
+            self.chart = chart
+            self.viewport = viewport
+        }
+    }
+
+    /// `{"type":"pointer","chart":"sales","phase":"move","x":130.5,"y":90,"ref":"r-991"}`.
+    public struct PointerInput: Equatable, Sendable {
+        public var chart: String
+        public var phase: PointerPhase
+        public var x: Double
+        public var y: Double
+        public var ref: String?
+        public init(chart: String, phase: PointerPhase, x: Double, y: Double, ref: String? = nil) {
+            self.chart = chart
+            self.phase = phase
+            self.x = x
+            self.y = y
+            self.ref = ref
+        }
+    }
+
+    /// `{"type":"key","chart":"sales","key":"right","shift":false,"ref":"k-2"}`.
+    public struct KeyInput: Equatable, Sendable {
+        public var chart: String
+        public var command: KeyCommand
+        public var shift: Bool
+        public var ref: String?
+        public init(chart: String, command: KeyCommand, shift: Bool = false, ref: String? = nil) {
+            self.chart = chart
+            self.command = command
+            self.shift = shift
+            self.ref = ref
+        }
+    }
+
+    /// The `ref` the message carries, if any.
+    public var ref: String? {
+        switch self {
+        case .hello(let m): return m.ref
+        case .viewport: return nil
+        case .pointer(let m): return m.ref
+        case .key(let m): return m.ref
+        }
+    }
 }
 
 extension ClientMessage {
-    /// Longest accepted `ref`, in bytes of UTF-8.
-    public static let maxRefLength = 64
-    /// Longest accepted viewer name, in characters.
-    public static let maxNameLength = 40
-    /// Pointer coordinates and plot frames beyond this magnitude (CSS px) are refused as absurd.
-    public static let maxCoordinate = 1_000_000.0
+    /// The bytes of one text frame.
+    public func encode() -> [UInt8] {
+        var w = JSONWriter(capacity: 160)
+        w.beginObject()
+        switch self {
+        case .hello(let m):
+            w.key("type"); w.string("hello")
+            w.key("name"); w.string(m.name)
+            if let ref = m.ref { w.key("ref"); w.string(ref) }
+        case .viewport(let m):
+            w.key("type"); w.string("viewport")
+            w.key("chart"); w.string(m.chart)
+            w.key("plot"); w.beginObject()
+            w.key("x"); w.number(m.viewport.x)
+            w.key("y"); w.number(m.viewport.y)
+            w.key("width"); w.number(m.viewport.width)
+            w.key("height"); w.number(m.viewport.height)
+            w.endObject()
+            w.key("rtl"); w.bool(m.viewport.rtl)
+        case .pointer(let m):
+            w.key("type"); w.string("pointer")
+            w.key("chart"); w.string(m.chart)
+            w.key("phase"); w.string(m.phase.wireName)
+            w.key("x"); w.number(m.x)
+            w.key("y"); w.number(m.y)
+            if let ref = m.ref { w.key("ref"); w.string(ref) }
+        case .key(let m):
+            w.key("type"); w.string("key")
+            w.key("chart"); w.string(m.chart)
+            w.key("key"); w.string(m.command.wireName)
+            w.key("shift"); w.bool(m.shift)
+            if let ref = m.ref { w.key("ref"); w.string(ref) }
+        }
+        w.endObject()
+        return w.bytes
+    }
 
     /// Parses and validates one text frame.
     ///
-    /// Unknown members are ignored (forward compatibility). Whether the chart id exists is the
-    /// server's question, not the decoder's.
+    /// Unknown members are ignored (forward compatibility). Names are normalised by
+    /// `ViewerName`. Whether the chart id exists is the server's question, not the decoder's.
+    /// An error about a message that carried a valid `ref` carries that `ref`.
     /// - Throws: `ProtocolError` with `bad_json`, `unknown_type` or `bad_field`.
-    public static func decode(_ bytes: [UInt8]) throws -> ClientMessage {
+    public static func decode(_ bytes: [UInt8], limits: ProtocolLimits = .v1) throws -> ClientMessage {
+        let json = try Envelope.parse(bytes)
+        let fields = FieldReader(json: json, maxCoordinate: limits.maxCoordinate)
+        let type = try Envelope.type(of: fields)
+        let ref = try? fields.ref(maxLength: limits.maxRefLength)
+        do {
+            return try decode(type: type, fields, limits: limits)
+        } catch var error as ProtocolError {
+            if error.ref == nil { error.ref = ref }
+            throw error
+        }
+    }
+
+    private static func decode(type: String, _ fields: FieldReader, limits: ProtocolLimits) throws -> ClientMessage {
+        switch type {
+        case "hello":
+            let name = try ViewerName.normalise(fields.string("name"), limits: limits)
+            return .hello(Hello(name: name, ref: try fields.ref(maxLength: limits.maxRefLength)))
+        case "viewport":
+            let chart = try fields.string("chart")
+            let plot = try fields.nested("plot")
+            let viewport = Viewport(x: try plot.coordinate("x"), y: try plot.coordinate("y"),
+                                    width: try plot.coordinate("width"), height: try plot.coordinate("height"),
+                                    rtl: try fields.optionalBool("rtl") ?? false)
+            guard viewport.width > 0, viewport.height > 0 else {
+                throw ProtocolError(.badField, "plot.width and plot.height must be positive")
+            }
+            return .viewport(ViewportReport(chart: chart, viewport: viewport))
+        case "pointer":
+            let chart = try fields.string("chart")
+            let phase = try fields.oneOf("phase", PointerPhase.init(wireName:), names: PointerPhase.wireNames)
+            return .pointer(PointerInput(chart: chart, phase: phase, x: try fields.coordinate("x"),
+                                         y: try fields.coordinate("y"), ref: try fields.ref(maxLength: limits.maxRefLength)))
+        case "key":
+            let chart = try fields.string("chart")
+            let command = try fields.oneOf("key", KeyCommand.init(wireName:), names: KeyCommand.wireNames)
+            return .key(KeyInput(chart: chart, command: command, shift: try fields.optionalBool("shift") ?? false,
+                                 ref: try fields.ref(maxLength: limits.maxRefLength)))
+        default:
+            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
+        }
+    }
+}
+
+/// The parts every message shares: one JSON object with a string `type`.
+enum Envelope {
+    /// Parses the bytes as one JSON object.
+    /// - Throws: `bad_json`.
+    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
         let json: JSONValue
         do {
             json = try JSONReader.parse(bytes)
@@ -35,123 +175,12 @@ extension ClientMessage {
         guard json.object != nil else {
             throw ProtocolError(.badJSON, "a message must be a JSON object, got \(json.typeName)")
         }
-        guard let typeValue = json["type"] else { throw ProtocolError(.badField, "missing field \"type\"") }
-        guard let type = typeValue.string else {
-            throw ProtocolError(.badField, "field \"type\" must be a string, got \(typeValue.typeName)")
-        }
-        var fields = FieldReader(json: json)
-        switch type {
-        case "hello":
-            let name = try fields.string("name").trimmingSpaces()
-            guard !name.isEmpty else { throw ProtocolError(.badField, "field \"name\" must not be empty") }
-            guard name.count <= maxNameLength else {
-                throw ProtocolError(.badField, "field \"name\" is longer than \(maxNameLength) characters")
-            }
-            return .hello(name: name)
-        case "viewport":
-            let chart = try fields.string("chart")
-            let plot = try fields.object("plot")
-            var plotFields = FieldReader(json: plot, prefix: "plot.")
-            let x = try plotFields.coordinate("x")
-            let y = try plotFields.coordinate("y")
-            let width = try plotFields.coordinate("width")
-            let height = try plotFields.coordinate("height")
-            guard width > 0, height > 0 else {
-                throw ProtocolError(.badField, "plot.width and plot.height must be positive")
-            }
-            let rtl = try fields.optionalBool("rtl") ?? false
-            return .viewport(chart: chart, viewport: Viewport(x: x, y: y, width: width, height: height, rtl: rtl))
-        case "pointer":
-            let chart = try fields.string("chart")
-            let phaseName = try fields.string("phase")
-            guard let phase = PointerPhase(rawValue: phaseName) else {
-                throw ProtocolError(.badField, "field \"phase\" must be one of down, move, up, leave, got \"\(phaseName.prefix(32))\"")
-            }
-            let x = try fields.coordinate("x")
-            let y = try fields.coordinate("y")
-            return .pointer(chart: chart, phase: phase, x: x, y: y, ref: try fields.ref())
-        case "key":
-            let chart = try fields.string("chart")
-            let keyName = try fields.string("key")
-            guard let command = KeyCommand(rawValue: keyName) else {
-                throw ProtocolError(.badField, "field \"key\" must be one of left, right, home, end, enter, escape, got \"\(keyName.prefix(32))\"")
-            }
-            let shift = try fields.optionalBool("shift") ?? false
-            return .key(chart: chart, command: command, shift: shift, ref: try fields.ref())
-        default:
-            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
-        }
-    }
-}
-
-/// Typed access to one object's members with protocol errors naming the field.
-private struct FieldReader {
-    let json: JSONValue
-    var prefix = ""
-
-    func required(_ name: String) throws -> JSONValue {
-        guard let value = json[name], !value.isNull else {
-            throw ProtocolError(.badField, "missing field \"\(prefix)\(name)\"")
-        }
-        return value
+        return json
     }
 
-    func string(_ name: String) throws -> String {
-        let value = try required(name)
-        guard let text = value.string else {
-            throw ProtocolError(.badField, "field \"\(prefix)\(name)\" must be a string, got \(value.typeName)")
-        }
-        return text
-    }
-
-    func object(_ name: String) throws -> JSONValue {
-        let value = try required(name)
-        guard value.object != nil else {
-            throw ProtocolError(.badField, "field \"\(prefix)\(name)\" must be an object, got \(value.typeName)")
-        }
-        return value
-    }
-
-    /// A finite number of sane magnitude.
-    func coordinate(_ name: String) throws -> Double {
-        let value = try required(name)
-        guard let number = value.number else {
-            throw ProtocolError(.badField, "field \"\(prefix)\(name)\" must be a number, got \(value.typeName)")
-        }
-        guard number.isFinite else {
-            throw ProtocolError(.badField, "field \"\(prefix)\(name)\" must be finite")
-        }
-        guard abs(number) <= ClientMessage.maxCoordinate else {
-            throw ProtocolError(.badField, "field \"\(prefix)\(name)\" is out of range (|v| ≤ 1e6)")
-        }
-        return number
-    }
-
-    func optionalBool(_ name: String) throws -> Bool? {
-        guard let value = json[name], !value.isNull else { return nil }
-        guard let flag = value.bool else {
-            throw ProtocolError(.badField, "field \"\(prefix)\(name)\" must be a boolean, got \(value.typeName)")
-        }
-        return flag
-    }
-
-    func ref() throws -> String? {
-        guard let value = json["ref"], !value.isNull else { return nil }
-        guard let ref = value.string else {
-            throw ProtocolError(.badField, "field \"ref\" must be a string, got \(value.typeName)")
-        }
-        guard ref.utf8.count <= ClientMessage.maxRefLength else {
-            throw ProtocolError(.badField, "field \"ref\" is longer than \(ClientMessage.maxRefLength) bytes")
-        }
-        return ref
-    }
-}
-
-extension String {
-    /// The string without leading and trailing spaces, tabs and newlines.
-    func trimmingSpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
+    /// The message's `type`.
+    /// - Throws: `bad_field` when missing or not a string.
+    static func type(of fields: FieldReader) throws -> String {
+        try fields.string("type")
     }
 }

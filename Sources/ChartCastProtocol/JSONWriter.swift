@@ -35,11 +35,16 @@ public struct JSONWriter {
     public mutating func number(_ value: Double) {
         separator()
         guard value.isFinite else { bytes.append(contentsOf: Self.nullBytes); return }
+        bytes.append(contentsOf: Self.format(value).utf8)
+    }
+
+    /// A finite number as this writer prints it: integral values without a fraction (`42`),
+    /// others in Swift's shortest round-trip form (`0.1`, `1e+300`).
+    public static func format(_ value: Double) -> String {
         if value == value.rounded(.towardZero), abs(value) < 9.007_199_254_740_992e15 {
-            bytes.append(contentsOf: String(Int64(value)).utf8)
-        } else {
-            bytes.append(contentsOf: value.description.utf8)
+            return String(Int64(value))
         }
+        return value.description
     }
 
     public mutating func number(_ value: Int) { separator(); bytes.append(contentsOf: String(value).utf8) }

@@ -1,4 +1,4 @@
-/// The `code` of a protocol v1 `error` message.
+/// The `code` of a protocol v1 `error` message. The raw values are the wire names.
 public enum ErrorCode: String, CaseIterable, Sendable {
     case badJSON = "bad_json"
     case unknownType = "unknown_type"
@@ -10,13 +10,19 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case rateLimited = "rate_limited"
 }
 
-/// A client message that cannot be acted on: the code and a human-readable reason.
+/// A message that cannot be acted on: the code, a human-readable reason, and the `ref` of the
+/// client message that caused it when that message carried one (so a client can tell which of
+/// its requests was refused).
 public struct ProtocolError: Error, Equatable, CustomStringConvertible, Sendable {
     public var code: ErrorCode
     public var message: String
-    public init(_ code: ErrorCode, _ message: String) {
+    public var ref: String?
+
+    public init(_ code: ErrorCode, _ message: String, ref: String? = nil) {
         self.code = code
         self.message = message
+        self.ref = ref
     }
+
     public var description: String { "\(code.rawValue): \(message)" }
 }

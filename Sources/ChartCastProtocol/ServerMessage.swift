@@ -12,171 +12,154 @@ public struct ViewerInfo: Equatable, Sendable {
     }
 }
 
-/// One point of an `append` message.
-public struct AppendPoint: Equatable, Sendable {
-    public var series: String
+/// The x domain as sent: category names, or `[d0, d1]` for time and linear charts.
+public enum XDomain: Equatable, Sendable {
+    case categories([String])
+    case numeric(Double, Double)
+}
+
+/// A chart's x axis as sent in snapshots and appends: `{"kind":"time","domain":[d0,d1]}`.
+public struct XAxis: Equatable, Sendable {
+    public var kind: XKind
+    public var domain: XDomain
+    public init(kind: XKind, domain: XDomain) {
+        self.kind = kind
+        self.domain = domain
+    }
+}
+
+/// One point of one series in a snapshot: `[x, y]` on the wire.
+public struct DataPoint: Equatable, Sendable {
     public var x: XValue
     public var y: Double
-    public init(series: String, x: XValue, y: Double) {
-        self.series = series
+    public init(x: XValue, y: Double) {
         self.x = x
         self.y = y
     }
 }
 
-/// Encoders for every server → client message of protocol v1.
-///
-/// Each returns the finished bytes of one text frame; the server encodes a broadcast once and
-/// writes the same bytes to every recipient.
-public enum ServerMessage {
-    public static let protocolVersion = 1
-
-    /// A chart's static description (`ChartSpec` in the protocol), as embedded in `welcome`
-    /// and served by `GET /api/charts`.
-    public static func chartSpec(_ spec: ChartSpec) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("id"); w.string(spec.id)
-        w.key("title"); w.string(spec.title)
-        w.key("mark"); w.string(spec.mark.rawValue)
-        w.key("x"); w.beginObject()
-        w.key("kind"); w.string(spec.xKind.rawValue)
-        w.key("label"); w.string(spec.xLabel)
-        w.endObject()
-        w.key("y"); w.beginObject(); w.key("label"); w.string(spec.yLabel); w.endObject()
-        w.key("series"); w.beginArray(); for name in spec.series { w.string(name) }; w.endArray()
-        w.key("interactions"); w.beginObject()
-        w.key("hover"); w.bool(spec.interactions.hover)
-        w.key("drag"); w.string(spec.interactions.drag.rawValue)
-        w.key("tap"); w.bool(spec.interactions.tap)
-        w.endObject()
-        if let window = spec.window { w.key("window"); w.number(window) }
-        w.endObject()
-        return w.bytes
-    }
-
-    /// `GET /api/charts`: `{"charts":[<ChartSpec>…]}`.
-    public static func chartList(_ specs: [ChartSpec]) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("charts"); w.beginArray(); for spec in specs { w.raw(chartSpec(spec)) }; w.endArray()
-        w.endObject()
-        return w.bytes
-    }
-
-    /// The first message on every connection.
-    public static func welcome(viewer: ViewerInfo, chartSpecs: [[UInt8]]) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("type"); w.string("welcome")
-        w.key("protocol"); w.number(protocolVersion)
-        w.key("viewer"); w.string(viewer.id)
-        w.key("name"); w.string(viewer.name)
-        w.key("color"); w.string(viewer.color)
-        w.key("charts"); w.beginArray(); for spec in chartSpecs { w.raw(spec) }; w.endArray()
-        w.endObject()
-        return w.bytes
-    }
-
-    /// The whole state of one chart: domains, every point of every series, and the selection.
-    /// - Complexity: O(points).
-    public static func snapshot(store: ChartStore, seq: Int, xDomain: XDomain, yDomain: (Double, Double), selection: Selection) -> [UInt8] {
-        var w = JSONWriter(capacity: 64 + store.count * store.spec.series.count * 24)
-        w.beginObject()
-        w.key("type"); w.string("snapshot")
-        w.key("chart"); w.string(store.spec.id)
-        w.key("seq"); w.number(seq)
-        w.key("x"); writeXDomain(xDomain, kind: store.spec.xKind, into: &w)
-        w.key("y"); writeYDomain(yDomain, into: &w)
-        w.key("series"); w.beginArray()
-        for (seriesIndex, name) in store.spec.series.enumerated() {
-            w.beginObject()
-            w.key("name"); w.string(name)
-            w.key("points"); w.beginArray()
-            for index in 0..<store.count {
-                guard let y = store.y(series: seriesIndex, at: index) else { continue }
-                w.beginArray(); writeX(store.x(at: index), into: &w); w.number(y); w.endArray()
-            }
-            w.endArray()
-            w.endObject()
-        }
-        w.endArray()
-        w.key("selection"); writeSelectionBody(selection, into: &w)
-        w.endObject()
-        return w.bytes
-    }
-
-    /// New or changed points, what left the window, and the domains when they changed.
-    public static func append(chart: String, kind: XKind, seq: Int, points: [AppendPoint], evictBefore: Double?,
-                              xDomain: XDomain?, yDomain: (Double, Double)?) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("type"); w.string("append")
-        w.key("chart"); w.string(chart)
-        w.key("seq"); w.number(seq)
-        w.key("points"); w.beginArray()
-        for point in points {
-            w.beginObject()
-            w.key("series"); w.string(point.series)
-            w.key("x"); writeX(point.x, into: &w)
-            w.key("y"); w.number(point.y)
-            w.endObject()
-        }
-        w.endArray()
-        if let evictBefore { w.key("evictBefore"); w.number(evictBefore) }
-        if let xDomain { w.key("x"); writeXDomain(xDomain, kind: kind, into: &w) }
-        if let yDomain { w.key("y"); writeYDomain(yDomain, into: &w) }
-        w.endObject()
-        return w.bytes
-    }
-
-    /// The shared selection of one chart after a change.
-    public static func selection(chart: String, seq: Int, ref: String?, selection: Selection) -> [UInt8] {
-        var w = JSONWriter(capacity: 512)
-        w.beginObject()
-        w.key("type"); w.string("selection")
-        w.key("chart"); w.string(chart)
-        w.key("seq"); w.number(seq)
-        if let ref { w.key("ref"); w.string(ref) }
-        writeSelectionMembers(selection, into: &w)
-        w.endObject()
-        return w.bytes
-    }
-
-    /// Everyone connected, in join order. `total`, when given, is the number connected in case
-    /// the list was cut short.
-    public static func viewers(_ viewers: [ViewerInfo], total: Int? = nil) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("type"); w.string("viewers")
-        w.key("viewers"); w.beginArray()
-        for viewer in viewers {
-            w.beginObject()
-            w.key("id"); w.string(viewer.id)
-            w.key("name"); w.string(viewer.name)
-            w.key("color"); w.string(viewer.color)
-            w.endObject()
-        }
-        w.endArray()
-        if let total { w.key("total"); w.number(total) }
-        w.endObject()
-        return w.bytes
-    }
-
-    /// An `error` reply.
-    public static func error(_ error: ProtocolError) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("type"); w.string("error")
-        w.key("code"); w.string(error.code.rawValue)
-        w.key("message"); w.string(error.message)
-        w.endObject()
-        return w.bytes
+/// One series of a snapshot.
+public struct SeriesData: Equatable, Sendable {
+    public var name: String
+    /// In x order (category charts: axis order), missing values left out.
+    public var points: [DataPoint]
+    public init(name: String, points: [DataPoint]) {
+        self.name = name
+        self.points = points
     }
 }
 
-/// The x domain as sent: category names, or `[d0, d1]` for time and linear charts.
-public enum XDomain: Equatable, Sendable {
-    case categories([String])
-    case numeric(Double, Double)
+/// Every server → client message of protocol v1, typed, with `encode()` and `decode(_:)`.
+///
+/// The server encodes a broadcast once and writes the same bytes to every recipient; clients
+/// (the load tester, the tests) decode with `decode(_:)`.
+public enum ServerMessage: Equatable, Sendable {
+    case welcome(Welcome)
+    case snapshot(Snapshot)
+    case append(Append)
+    case selection(SelectionUpdate)
+    case viewers(ViewerList)
+    case error(ProtocolError)
+
+    public static let protocolVersion = 1
+
+    /// The first message on every connection: who the viewer is, the charts, the limits.
+    public struct Welcome: Equatable, Sendable {
+        public var protocolVersion: Int
+        public var viewer: ViewerInfo
+        public var charts: [ChartSpec]
+        public var limits: ProtocolLimits
+        public init(viewer: ViewerInfo, charts: [ChartSpec], limits: ProtocolLimits = .v1,
+                    protocolVersion: Int = ServerMessage.protocolVersion) {
+            self.protocolVersion = protocolVersion
+            self.viewer = viewer
+            self.charts = charts
+            self.limits = limits
+        }
+    }
+
+    /// The whole state of one chart: domains, every point of every series, and the selection.
+    public struct Snapshot: Equatable, Sendable {
+        public var chart: String
+        public var seq: Int
+        public var x: XAxis
+        public var y: ClosedRange<Double>
+        public var series: [SeriesData]
+        public var selection: Selection
+        public init(chart: String, seq: Int, x: XAxis, y: ClosedRange<Double>, series: [SeriesData], selection: Selection) {
+            self.chart = chart
+            self.seq = seq
+            self.x = x
+            self.y = y
+            self.series = series
+            self.selection = selection
+        }
+    }
+
+    /// New or changed points, what left the window, and the domains when they changed.
+    public struct Append: Equatable, Sendable {
+        public var chart: String
+        public var seq: Int
+        public var points: [SeriesPoint]
+        /// Points with a smaller x left the rolling window.
+        public var evictBefore: Double?
+        public var x: XAxis?
+        public var y: ClosedRange<Double>?
+        public init(chart: String, seq: Int, points: [SeriesPoint], evictBefore: Double? = nil,
+                    x: XAxis? = nil, y: ClosedRange<Double>? = nil) {
+            self.chart = chart
+            self.seq = seq
+            self.points = points
+            self.evictBefore = evictBefore
+            self.x = x
+            self.y = y
+        }
+    }
+
+    /// The shared selection of one chart after a change; `ref` echoes the pointer message that
+    /// caused it.
+    public struct SelectionUpdate: Equatable, Sendable {
+        public var chart: String
+        public var seq: Int
+        public var ref: String?
+        public var selection: Selection
+        public init(chart: String, seq: Int, ref: String? = nil, selection: Selection) {
+            self.chart = chart
+            self.seq = seq
+            self.ref = ref
+            self.selection = selection
+        }
+    }
+
+    /// Everyone connected, in join order; `total` is the number connected when the list was cut short.
+    public struct ViewerList: Equatable, Sendable {
+        public var viewers: [ViewerInfo]
+        public var total: Int?
+        public init(viewers: [ViewerInfo], total: Int? = nil) {
+            self.viewers = viewers
+            self.total = total
+        }
+    }
+
+    /// The wire name of the message's `type`.
+    public var type: String {
+        switch self {
+        case .welcome: return "welcome"
+        case .snapshot: return "snapshot"
+        case .append: return "append"
+        case .selection: return "selection"
+        case .viewers: return "viewers"
+        case .error: return "error"
+        }
+    }
+
+    /// The chart the message is about, if it is about one.
+    public var chart: String? {
+        switch self {
+        case .snapshot(let m): return m.chart
+        case .append(let m): return m.chart
+        case .selection(let m): return m.chart
+        case .welcome, .viewers, .error: return nil
+        }
+    }
 }

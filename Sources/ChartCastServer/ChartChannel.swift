@@ -14,9 +14,6 @@ final class ChartChannel {
     let spec: ChartSpec
     let store: ChartStore
     let engine: SelectionEngine
-    /// The spec as JSON, cached for `welcome` and `/api/charts`.
-    let specJSON: [UInt8]
-    private let includeZero: Bool
 
     private(set) var seq = 0
     private(set) var appendLog: AppendLog
@@ -26,38 +23,45 @@ final class ChartChannel {
     private(set) var selectionVersion = 0
     /// Monotonic time (ns) of the newest selection change, for the event-to-write histogram.
     private(set) var selectionChangedAt: UInt64 = 0
-    private(set) var xDomain: XDomain
-    private(set) var yDomain: (Double, Double)
+    /// The domains last sent, so an append carries them only when they moved.
+    private var sentX: XAxis
+    private var sentY: ClosedRange<Double>
     private var snapshotCache: (seq: Int, frame: OutboundFrame)?
 
-    init(index: Int, spec: ChartSpec, appendLogCapacity: Int) {
+    /// A channel over `store`, whose data is already loaded.
+    init(index: Int, store: ChartStore, appendLogCapacity: Int) {
         self.index = index
-        self.spec = spec
-        self.store = ChartStore(spec: spec)
+        self.spec = store.spec
+        self.store = store
         self.engine = SelectionEngine(store: store)
-        self.specJSON = ServerMessage.chartSpec(spec)
-        self.includeZero = spec.mark == .bar
         self.appendLog = AppendLog(capacity: appendLogCapacity)
-        self.xDomain = .numeric(0, 1)
-        self.yDomain = (0, 1)
-        self.xDomain = currentXDomain()
-        self.yDomain = currentYDomain()
+        self.sentX = ChartChannel.xAxis(of: store)
+        self.sentY = ChartChannel.yRange(of: store)
     }
 
-    /// Recomputes the domains after the initial data was loaded without messages.
-    func dataLoaded() {
-        xDomain = currentXDomain()
-        yDomain = currentYDomain()
-        snapshotCache = nil
+    /// The chart's state as a `snapshot` message.
+    /// - Complexity: O(points).
+    func snapshot() -> ServerMessage.Snapshot {
+        var series: [SeriesData] = []
+        series.reserveCapacity(spec.series.count)
+        for (seriesIndex, name) in spec.series.enumerated() {
+            var points: [DataPoint] = []
+            points.reserveCapacity(store.count)
+            for row in 0..<store.count {
+                guard let y = store.y(series: seriesIndex, at: row) else { continue }
+                points.append(DataPoint(x: store.x(at: row), y: y))
+            }
+            series.append(SeriesData(name: name, points: points))
+        }
+        return ServerMessage.Snapshot(chart: spec.id, seq: seq, x: sentX, y: sentY, series: series,
+                                      selection: engine.selection)
     }
 
     /// The snapshot of the current state, encoded once per `seq`.
     /// - Complexity: O(points) when the state changed since the last call, else O(1).
     func snapshotFrame() -> OutboundFrame {
         if let cached = snapshotCache, cached.seq == seq { return cached.frame }
-        let bytes = ServerMessage.snapshot(store: store, seq: seq, xDomain: xDomain, yDomain: yDomain,
-                                           selection: engine.selection)
-        let frame = OutboundFrame(textBytes: bytes)
+        let frame = OutboundFrame(textBytes: ServerMessage.snapshot(snapshot()).encode())
         snapshotCache = (seq, frame)
         return frame
     }
@@ -67,21 +71,15 @@ final class ChartChannel {
         seq += 1
         selectionVersion += 1
         selectionChangedAt = now
-        selectionFrame = OutboundFrame(textBytes: ServerMessage.selection(chart: spec.id, seq: seq, ref: ref,
-                                                                           selection: engine.selection))
+        let update = ServerMessage.SelectionUpdate(chart: spec.id, seq: seq, ref: ref, selection: engine.selection)
+        selectionFrame = OutboundFrame(textBytes: ServerMessage.selection(update).encode())
     }
 
     /// Category charts: sets one value and logs the `append`. Returns whether the selection changed too.
     func setCategoryValue(_ y: Double, series: Int, category: Int, now: UInt64) -> Bool {
         store.setValue(y, series: series, category: category)
-        let newY = currentYDomain()
-        let yChanged = newY != yDomain
-        yDomain = newY
-        seq += 1
-        let point = AppendPoint(series: spec.series[series], x: .category(spec.categories[category]), y: y)
-        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(
-            chart: spec.id, kind: spec.xKind, seq: seq, points: [point], evictBefore: nil,
-            xDomain: nil, yDomain: yChanged ? newY : nil)))
+        logAppend([SeriesPoint(series: spec.series[series], x: .category(spec.categories[category]), y: y)],
+                  evictBefore: nil)
         guard engine.valuesDidChange(category: category) else { return false }
         selectionDidChange(ref: nil, now: now)
         return true
@@ -91,42 +89,37 @@ final class ChartChannel {
     /// Returns whether the selection changed too (a range recomputed, a pin evicted…).
     func upsert(x: Double, values: [Double?], now: UInt64) -> Bool {
         let change = store.upsert(x: x, values: values)
-        let newX = currentXDomain(), newY = currentYDomain()
-        let xChanged = newX != xDomain, yChanged = newY != yDomain
-        xDomain = newX
-        yDomain = newY
-        seq += 1
-        var points: [AppendPoint] = []
+        var points: [SeriesPoint] = []
         for (seriesIndex, value) in values.enumerated() {
-            if let value { points.append(AppendPoint(series: spec.series[seriesIndex], x: .number(x), y: value)) }
+            if let value { points.append(SeriesPoint(series: spec.series[seriesIndex], x: .number(x), y: value)) }
         }
-        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(
-            chart: spec.id, kind: spec.xKind, seq: seq, points: points, evictBefore: change.evictedBefore,
-            xDomain: xChanged ? newX : nil, yDomain: yChanged ? newY : nil)))
+        logAppend(points, evictBefore: change.evictedBefore)
         guard engine.dataDidChange(change) else { return false }
         selectionDidChange(ref: nil, now: now)
         return true
     }
 
-    private func currentXDomain() -> XDomain {
-        if spec.xKind == .category { return .categories(spec.categories) }
-        let (d0, d1) = store.xDomain
-        return .numeric(d0, d1)
+    /// Bumps `seq` and logs one encoded `append`, with the domains when they moved.
+    private func logAppend(_ points: [SeriesPoint], evictBefore: Double?) {
+        seq += 1
+        let x = ChartChannel.xAxis(of: store), y = ChartChannel.yRange(of: store)
+        let append = ServerMessage.Append(chart: spec.id, seq: seq, points: points, evictBefore: evictBefore,
+                                          x: x != sentX ? x : nil, y: y != sentY ? y : nil)
+        sentX = x
+        sentY = y
+        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(append).encode()))
     }
 
-    /// A nice y extent (d3's `nice()`, 10 ticks) over every series' values in the window; bars include zero.
-    /// - Complexity: O(series × log n).
-    private func currentYDomain() -> (Double, Double) {
-        var lo = Double.infinity, hi = -Double.infinity
-        let all = 0..<store.count
-        for seriesIndex in spec.series.indices {
-            let totals = store.totals(series: seriesIndex, in: all)
-            if let min = totals.min { lo = Swift.min(lo, min) }
-            if let max = totals.max { hi = Swift.max(hi, max) }
-        }
-        guard lo <= hi else { return (0, 1) }
-        if includeZero { lo = Swift.min(lo, 0); hi = Swift.max(hi, 0) }
-        if lo == hi { lo -= 1; hi += 1 }
-        return NiceNumbers.nice(lo, hi, count: 10)
+    /// The store's x axis as sent: category names, or the numeric domain.
+    static func xAxis(of store: ChartStore) -> XAxis {
+        if store.spec.xKind == .category { return XAxis(kind: .category, domain: .categories(store.spec.categories)) }
+        let (d0, d1) = store.xDomain
+        return XAxis(kind: store.spec.xKind, domain: .numeric(d0, d1))
+    }
+
+    /// The store's y domain (the engine's one policy) as sent.
+    static func yRange(of store: ChartStore) -> ClosedRange<Double> {
+        let (y0, y1) = store.yDomain
+        return y0...y1
     }
 }

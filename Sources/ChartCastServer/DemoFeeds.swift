@@ -1,3 +1,4 @@
+import ChartCastDemo
 import ChartEngine
 
 /// The demo dashboard's live data, advanced once per `--tick` on the service thread.

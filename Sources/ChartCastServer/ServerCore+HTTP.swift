@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import ChartEngine
 import Foundation
 import WebSockets
 
@@ -11,7 +12,7 @@ extension ServerCore {
         case "/healthz":
             return .text("ok")
         case "/api/charts":
-            return .json(ServerMessage.chartList(channels.map(\.spec)))
+            return .json(ChartSpec.encodeList(channels.map(\.spec)))
         case "/metrics":
             let body = metrics.render(viewers: viewerCount, charts: channels, rssBytes: ServerCore.residentBytes())
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(body.utf8))

@@ -20,13 +20,13 @@ extension ServerCore {
                 // One error a second at most, so a flood cannot fill the viewer's queue.
                 if now &- session.rateLimiter.lastWarning > 1_000_000_000 {
                     session.rateLimiter.lastWarning = now
-                    sendError(ProtocolError(.rateLimited, "more than \(Int(ServerCore.messageRate)) messages a second; message dropped"),
+                    sendError(ProtocolError(.rateLimited, "more than \(Int(ServerCore.limits.messagesPerSecond)) messages a second; message dropped"),
                               to: session)
                 }
                 return
             }
             do {
-                try handle(try ClientMessage.decode(bytes), from: session, now: now)
+                try handle(try ClientMessage.decode(bytes, limits: ServerCore.limits), from: session, now: now)
             } catch let error as ProtocolError {
                 sendError(error, to: session)
             } catch {
@@ -38,7 +38,7 @@ extension ServerCore {
     /// A message over the size limit: `too_large`, then close 1009.
     func messageTooLarge(on connection: ViewerConnection) {
         guard let session = session(for: connection), !session.closing else { return }
-        sendError(ProtocolError(.tooLarge, "message exceeds 65536 bytes"), to: session)
+        sendError(ProtocolError(.tooLarge, "message exceeds \(ServerCore.limits.maxMessageBytes) bytes"), to: session)
         session.closing = true
         connection.close(code: 1009, reason: "message too large")
     }
@@ -51,29 +51,39 @@ extension ServerCore {
     }
 
     private func handle(_ message: ClientMessage, from session: Session, now: UInt64) throws {
+        do {
+            try apply(message, from: session, now: now)
+        } catch var error as ProtocolError {
+            error.ref = error.ref ?? message.ref
+            throw error
+        }
+    }
+
+    private func apply(_ message: ClientMessage, from session: Session, now: UInt64) throws {
         switch message {
-        case .hello(let name):
-            guard name != session.info.name else { return }
-            session.info.name = name
+        case .hello(let hello):
+            guard hello.name != session.info.name else { return }
+            session.info.name = hello.name
             rosterChanged()
-            logger.info("viewer \(session.info.id) is now called \"\(name)\"")
-        case .viewport(let chartID, let viewport):
-            let channel = try channel(chartID)
-            session.viewports[channel.index] = viewport
-        case .pointer(let chartID, let phase, let x, let y, let ref):
-            let channel = try channel(chartID)
+            logger.info("viewer \(session.info.id) is now called \"\(hello.name)\"")
+        case .viewport(let report):
+            let channel = try channel(report.chart)
+            session.viewports[channel.index] = report.viewport
+        case .pointer(let input):
+            let channel = try channel(input.chart)
             guard let viewport = session.viewports[channel.index] else {
-                throw ProtocolError(.noViewport, "send a viewport for \"\(chartID)\" before pointer events")
+                throw ProtocolError(.noViewport, "send a viewport for \"\(input.chart)\" before pointer events")
             }
-            if channel.engine.pointer(viewer: session.info.id, phase: phase, x: x, y: y, viewport: viewport) {
-                channel.selectionDidChange(ref: ref, now: now)
+            if channel.engine.pointer(viewer: session.info.id, phase: input.phase, x: input.x, y: input.y,
+                                      viewport: viewport) {
+                channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAll()
             }
-        case .key(let chartID, let command, let shift, let ref):
-            let channel = try channel(chartID)
-            if channel.engine.key(viewer: session.info.id, command: command, shift: shift,
+        case .key(let input):
+            let channel = try channel(input.chart)
+            if channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,
                                   viewport: session.viewports[channel.index]) {
-                channel.selectionDidChange(ref: ref, now: now)
+                channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAll()
             }
         }

@@ -1,3 +1,4 @@
+import ChartCastDemo
 import ChartCastProtocol
 import ChartEngine
 import Dispatch
@@ -15,8 +16,8 @@ final class ServerCore {
                           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
     /// Appends kept per chart before a lagging viewer is sent a snapshot instead.
     static let appendLogCapacity = 256
-    /// Pointer/key messages per viewer per second, sustained and burst.
-    static let messageRate = 240.0, messageBurst = 480.0
+    /// Every limit the server enforces and announces in `welcome`.
+    static let limits = ProtocolLimits.v1
     /// At most this many viewers are listed in a `viewers` message (`total` gives the count).
     static let maxListedViewers = 64
 
@@ -39,13 +40,8 @@ final class ServerCore {
     init(options: ServerOptions, logger: Logger) {
         self.options = options
         self.logger = logger
-        var random = SplitMix64(seed: 1)
-        let specs = DemoDashboard.specs(window: options.window)
-        channels = specs.enumerated().map { index, spec in
-            let channel = ChartChannel(index: index, spec: spec, appendLogCapacity: ServerCore.appendLogCapacity)
-            DemoDashboard.seed(channel.store, random: &random)
-            channel.dataLoaded()
-            return channel
+        channels = DemoDashboard.makeStores(window: options.window).enumerated().map { index, store in
+            ChartChannel(index: index, store: store, appendLogCapacity: ServerCore.appendLogCapacity)
         }
         channelsByID = Dictionary(uniqueKeysWithValues: channels.map { ($0.spec.id, $0) })
     }
@@ -91,14 +87,14 @@ final class ServerCore {
         let info = ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
                               color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
         let session = Session(connection: connection, info: info, chartCount: channels.count,
-                              rateLimiter: RateLimiter(rate: ServerCore.messageRate, burst: ServerCore.messageBurst,
-                                                       now: ServerCore.now()))
+                              rateLimiter: RateLimiter(rate: ServerCore.limits.messagesPerSecond,
+                                                       burst: ServerCore.limits.messageBurst, now: ServerCore.now()))
         sessions[connection.id] = session
         connection.userData = session
         roster.append(session)
         metrics.connectionsTotal += 1
-        session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(viewer: info,
-                                                                                chartSpecs: channels.map(\.specJSON))))
+        let welcome = ServerMessage.Welcome(viewer: info, charts: channels.map(\.spec), limits: ServerCore.limits)
+        session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(welcome).encode()))
         viewersDirty = true
         logger.info("viewer \(info.id) connected from \(connection.remoteAddress) (\(sessions.count) connected)")
         connection.requestWrite()
@@ -125,7 +121,7 @@ final class ServerCore {
     func sendError(_ error: ProtocolError, to session: Session) {
         metrics.errors[error.code, default: 0] += 1
         logger.debug("viewer \(session.info.id): error \(error)")
-        if session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.error(error))) {
+        if session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.error(error).encode())) {
             session.connection.requestWrite()
         } else {
             metrics.personalFramesDropped += 1
@@ -136,7 +132,8 @@ final class ServerCore {
     func currentViewersFrame() -> OutboundFrame {
         if let cached = viewersFrame, cached.version == viewersVersion { return cached.frame }
         let listed = roster.prefix(ServerCore.maxListedViewers).map(\.info)
-        let frame = OutboundFrame(textBytes: ServerMessage.viewers(Array(listed), total: roster.count))
+        let list = ServerMessage.ViewerList(viewers: Array(listed), total: roster.count)
+        let frame = OutboundFrame(textBytes: ServerMessage.viewers(list).encode())
         viewersFrame = (viewersVersion, frame)
         return frame
     }

@@ -1,5 +1,5 @@
 /// How a chart's x axis is interpreted.
-public enum XKind: String, Sendable {
+public enum XKind: Sendable {
     /// Named, evenly spaced categories (e.g. weekdays, months).
     case category
     /// Epoch milliseconds (UTC), stored as `Double`.
@@ -9,12 +9,12 @@ public enum XKind: String, Sendable {
 }
 
 /// How a chart's points are drawn. Bars of several series stand side by side within a category.
-public enum Mark: String, Sendable {
+public enum Mark: Sendable {
     case bar, line, point
 }
 
 /// What a press that becomes a drag does on a chart.
-public enum DragInteraction: String, Sendable {
+public enum DragInteraction: Sendable {
     /// Drags do nothing on this chart.
     case none
     /// The mark under the pointer follows the drag (seeds 000 and 002).
@@ -62,6 +62,8 @@ public struct ChartSpec: Equatable, Sendable {
     public var interactions: Interactions
     /// Rolling window in x positions for time/linear charts; `nil` keeps every point.
     public var window: Int?
+    /// A fixed y domain; `nil` lets the data decide (see `ChartStore.yDomain`).
+    public var fixedYDomain: ClosedRange<Double>?
     /// Time/linear charts: added to each side of the data's x extent to form the x domain
     /// (e.g. half a day, `43_200_000` ms, so that daily bars are not cut in half).
     public var xPadding: Double
@@ -78,6 +80,7 @@ public struct ChartSpec: Equatable, Sendable {
         categories: [String] = [],
         interactions: Interactions = Interactions(),
         window: Int? = nil,
+        fixedYDomain: ClosedRange<Double>? = nil,
         xPadding: Double = 0
     ) {
         self.id = id
@@ -90,6 +93,7 @@ public struct ChartSpec: Equatable, Sendable {
         self.categories = categories
         self.interactions = interactions
         self.window = window
+        self.fixedYDomain = fixedYDomain
         self.xPadding = xPadding
     }
 }
@@ -110,6 +114,21 @@ public struct SeriesValue: Equatable, Sendable {
     /// Creates a series value.
     public init(series: String, y: Double?) {
         self.series = series
+        self.y = y
+    }
+}
+
+/// One value of one series at one x: a point of an `append`, a row of a range selection.
+public struct SeriesPoint: Equatable, Sendable {
+    /// The series name.
+    public var series: String
+    public var x: XValue
+    public var y: Double
+
+    /// Creates a point.
+    public init(series: String, x: XValue, y: Double) {
+        self.series = series
+        self.x = x
         self.y = y
     }
 }

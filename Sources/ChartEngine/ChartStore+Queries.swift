@@ -71,8 +71,8 @@ extension ChartStore {
         return (mid - half, mid + half)
     }
 
-    /// The y domain: from 0 (or a nice value below the smallest negative value) to a nice value
-    /// at or above the largest value, niced like d3's `linear.nice()`; `(0, 1)` with no data.
+    /// The y domain both server and page map values through; see `yDomain(for:dataMin:dataMax:hasData:)`
+    /// for the policy.
     ///
     /// - Complexity: O(1) (kept up to date by every mutation).
     public var yDomain: (Double, Double) { cachedYDomain }

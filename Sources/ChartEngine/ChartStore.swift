@@ -41,7 +41,7 @@ public final class ChartStore {
     let categoryIndex: [String: Int]
     /// `yDomain`, recomputed after each mutation that moves the data's y extent.
     private(set) var cachedYDomain: (Double, Double) = (0, 1)
-    /// The y extent (`min(0, min y)`, `max(0, max y)`, count) `cachedYDomain` was computed from.
+    /// The y extent (min y, max y, any values) `cachedYDomain` was computed from.
     private var cachedYExtent: (Double, Double, Bool) = (0, 0, false)
 
     /// Number of rows (x positions; category charts: the number of categories).
@@ -62,6 +62,7 @@ public final class ChartStore {
         }
         self.ring = ring
         self.categoryIndex = index
+        self.cachedYDomain = ChartStore.yDomain(for: spec, dataMin: .infinity, dataMax: -.infinity, hasData: false)
     }
 
     /// Smallest power of two ≥ max(rows, block size).
@@ -222,10 +223,26 @@ public final class ChartStore {
     private func updateYDomain() {
         var all = Aggregate.empty
         for column in columns { all = all.merging(column.tree.total) }
-        let extent = (Swift.min(0, all.min), Swift.max(0, all.max), all.count > 0)
+        let extent = (all.min, all.max, all.count > 0)
         if extent == cachedYExtent { return }
         cachedYExtent = extent
-        let (lo, hi, any) = extent
-        cachedYDomain = any && hi > lo ? NiceNumbers.nice(lo, hi, count: 10) : (0, 1)
+        cachedYDomain = ChartStore.yDomain(for: spec, dataMin: all.min, dataMax: all.max, hasData: all.count > 0)
+    }
+
+    /// The one y-domain policy, used by the selection engine (`ChartProxy` inverts through it),
+    /// by the server's messages and, through them, by every page:
+    ///
+    /// - a fixed `spec.fixedYDomain` is used as is;
+    /// - otherwise the data's extent, extended to include 0 for bar charts (bars grow from 0),
+    ///   widened by 1 each side when every value is equal, and niced like d3's
+    ///   `linear.nice(10)`;
+    /// - with no data, `(0, 1)`.
+    public static func yDomain(for spec: ChartSpec, dataMin: Double, dataMax: Double, hasData: Bool) -> (Double, Double) {
+        if let fixed = spec.fixedYDomain { return (fixed.lowerBound, fixed.upperBound) }
+        guard hasData, dataMin <= dataMax else { return (0, 1) }
+        var lo = dataMin, hi = dataMax
+        if spec.mark == .bar { lo = Swift.min(lo, 0); hi = Swift.max(hi, 0) }
+        if lo == hi { lo -= 1; hi += 1 }
+        return NiceNumbers.nice(lo, hi, count: 10)
     }
 }

@@ -1,15 +1,15 @@
 /// A raw pointer event's phase, as sent by the page.
-public enum PointerPhase: String, Sendable {
+public enum PointerPhase: Sendable {
     case down, move, up, leave
 }
 
 /// A keyboard command for a focused chart. The page maps Space to `.enter`.
-public enum KeyCommand: String, Sendable {
+public enum KeyCommand: Sendable {
     case left, right, home, end, enter, escape
 }
 
 /// Which side of the hovered mark an annotation goes (seed 003): `trailing` in the first half.
-public enum Placement: String, Sendable {
+public enum Placement: Sendable {
     case leading, trailing
 }
 
@@ -52,19 +52,6 @@ public struct Scrub: Equatable, Sendable {
     }
 }
 
-/// One (series, x) row inside a range.
-public struct RangeRow: Equatable, Sendable {
-    public var series: String
-    public var x: XValue
-    public var y: Double
-
-    public init(series: String, x: XValue, y: Double) {
-        self.series = series
-        self.x = x
-        self.y = y
-    }
-}
-
 /// The drag owner's x range with its rows and per-series totals.
 public struct RangeSelection: Equatable, Sendable {
     public var by: String
@@ -80,12 +67,12 @@ public struct RangeSelection: Equatable, Sendable {
     /// Per-series count/sum/min/max/mean, in series order.
     public var totals: [SeriesTotals]
     /// The first 500 rows, x-major then series order.
-    public var rows: [RangeRow]
+    public var rows: [SeriesPoint]
     /// `count > rows.count`.
     public var truncated: Bool
 
     public init(by: String, from: XValue, to: XValue, fromFraction: Double, toFraction: Double,
-                count: Int, totals: [SeriesTotals], rows: [RangeRow], truncated: Bool) {
+                count: Int, totals: [SeriesTotals], rows: [SeriesPoint], truncated: Bool) {
         self.by = by
         self.from = from
         self.to = to

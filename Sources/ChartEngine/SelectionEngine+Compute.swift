@@ -109,7 +109,7 @@ extension SelectionEngine {
         }
         let totals = store.spec.series.indices.map { store.totals(series: $0, in: rows) }
         let count = totals.reduce(0) { $0 + $1.count }
-        var listed: [RangeRow] = []
+        var listed: [SeriesPoint] = []
         listed.reserveCapacity(Swift.min(count, Selection.maxRangeRows))
         var i = rows.lowerBound
         fill: while i < rows.upperBound {
@@ -117,7 +117,7 @@ extension SelectionEngine {
             for s in store.spec.series.indices {
                 guard let y = store.y(series: s, at: i) else { continue }
                 if listed.count == Selection.maxRangeRows { break fill }
-                listed.append(RangeRow(series: store.spec.series[s], x: x, y: y))
+                listed.append(SeriesPoint(series: store.spec.series[s], x: x, y: y))
             }
             i += 1
         }

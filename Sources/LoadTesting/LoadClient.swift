@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import ChartEngine
 import WebSockets
 
 /// One headless connection: a passive viewer, a stalled viewer or a driver.
@@ -16,7 +17,7 @@ final class LoadClient: WebSocketClientDelegate {
     let index: Int
     let role: Role
     let target: LoadTarget
-    let plot: PlotFrame
+    let plot: Viewport
     private unowned let recorder: LoadRecorder
     var connection: WebSocketClientConnection?
 
@@ -36,7 +37,7 @@ final class LoadClient: WebSocketClientDelegate {
     var script: PointerScript?
     private let pattern: LoadPattern
 
-    init(index: Int, role: Role, target: LoadTarget, pattern: LoadPattern, plot: PlotFrame, recorder: LoadRecorder) {
+    init(index: Int, role: Role, target: LoadTarget, pattern: LoadPattern, plot: Viewport, recorder: LoadRecorder) {
         self.index = index
         self.role = role
         self.target = target
@@ -65,7 +66,7 @@ final class LoadClient: WebSocketClientDelegate {
         if target == .mirror {
             markReady()
         } else {
-            connection.send(text: "{\"type\":\"hello\",\"name\":\"load-\(index)\"}")
+            send(.hello(ClientMessage.Hello(name: "load-\(index)")))
         }
     }
 
@@ -85,33 +86,35 @@ final class LoadClient: WebSocketClientDelegate {
         let bytes = message.bytes
         recorder.counters.framesReceived += 1
         recorder.counters.bytesReceived += bytes.count
-        guard let fields = MessageFields(bytes) else { return }
-        if target == .mirror { handleSelection(fields, now: MonotonicClock.now()); return }
-        guard let type = fields.stringContent("type") else { return }
-        if fields.equals(type, "selection") {
-            handleSelection(fields, now: MonotonicClock.now())
-        } else if fields.equals(type, "append") {
+        guard let header = ServerMessageHeader(bytes) else { return }
+        if target == .mirror { handleSelection(header, now: MonotonicClock.now()); return }
+        switch header.kind {
+        case .selection:
+            handleSelection(header, now: MonotonicClock.now())
+        case .append:
             recorder.counters.appendsReceived += 1
-            if let chart = fields.stringContent("chart"), let seq = fields.integer("seq") {
+            if let chart = header.chart, let seq = header.seq {
                 let i = chartSlot(bytes, chart)
                 if seq > views[i].seq { views[i].seq = seq }
                 recorder.observe(chart: i, seq: seq, now: MonotonicClock.now())
             }
-        } else if fields.equals(type, "snapshot") {
-            handleSnapshot(fields)
-        } else if fields.equals(type, "welcome") {
+        case .snapshot:
+            handleSnapshot(header)
+        case .welcome:
             handleWelcome(bytes)
-        } else if fields.equals(type, "viewers") {
+        case .viewers:
             recorder.counters.viewerListsReceived += 1
-        } else if fields.equals(type, "error") {
+        case .error:
             recorder.counters.errorsReceived += 1
-            if let code = fields.stringContent("code") {
+            if let code = header.errorCode {
                 // Count by code, keeping at most 16 distinct codes whatever the server sends.
                 let name = String(decoding: bytes[code], as: UTF8.self)
                 if recorder.counters.errorCodes[name] != nil || recorder.counters.errorCodes.count < 16 {
                     recorder.counters.errorCodes[name, default: 0] += 1
                 }
             }
+        case nil:
+            break
         }
     }
 
@@ -123,85 +126,56 @@ final class LoadClient: WebSocketClientDelegate {
         return i
     }
 
-    private func handleSelection(_ fields: MessageFields, now: UInt64) {
-        guard let chart = fields.stringContent("chart"), let seq = fields.integer("seq") else { return }
+    private func handleSelection(_ header: ServerMessageHeader, now: UInt64) {
+        guard let chart = header.chart, let seq = header.seq else { return }
         recorder.counters.selectionsReceived += 1
-        recorder.counters.selectionBytes += fields.bytes.count
+        recorder.counters.selectionBytes += header.bytes.count
         recorder.lastSelectionAt = now
-        let i = chartSlot(fields.bytes, chart)
+        let i = chartSlot(header.bytes, chart)
         if seq > views[i].seq { views[i].seq = seq }
         recorder.observe(chart: i, seq: seq, now: now)
         if seq >= views[i].stateSeq {
             views[i].stateSeq = seq
             views[i].stateFromSnapshot = false
-            views[i].stateDigest = SelectionDigest.digest(fields)
+            views[i].stateDigest = SelectionDigest.digest(header.fields)
         }
-        guard role == .viewer, let ref = fields.stringContent("ref"),
-              let sentAt = Self.sendTime(fromRef: fields.bytes, ref) else { return }
-        let refDigest = SelectionDigest.digest(fields.bytes, ref)
+        guard role == .viewer, let ref = header.ref, let sentAt = Self.sendTime(fromRef: header.bytes, ref) else { return }
+        let refDigest = SelectionDigest.digest(header.bytes, ref)
         guard refDigest != views[i].lastRefDigest else { return }
         views[i].lastRefDigest = refDigest
         recorder.fanout.record(nanoseconds: now > sentAt ? now - sentAt : 0)
     }
 
-    private func handleSnapshot(_ fields: MessageFields) {
+    private func handleSnapshot(_ header: ServerMessageHeader) {
         recorder.counters.snapshotsReceived += 1
-        guard let chart = fields.stringContent("chart"), let seq = fields.integer("seq") else { return }
-        let i = chartSlot(fields.bytes, chart)
+        guard let chart = header.chart, let seq = header.seq else { return }
+        let i = chartSlot(header.bytes, chart)
         if seq > views[i].seq { views[i].seq = seq }
         recorder.observe(chart: i, seq: seq, now: MonotonicClock.now())
-        if seq >= views[i].stateSeq, let body = fields.value("selection"),
-           let selection = MessageFields(fields.bytes, range: body) {
+        if seq >= views[i].stateSeq, let state = header.selectionState {
             views[i].stateSeq = seq
             views[i].stateFromSnapshot = true
-            views[i].stateDigest = SelectionDigest.digest(selection)
+            views[i].stateDigest = SelectionDigest.digest(state)
         }
-        if isDriver { learnCategories(fields.bytes) }
         snapshotsSeen += 1
         if snapshotsSeen >= snapshotsExpected { markReady() }
     }
 
-    /// A driver's charts as announced by `welcome`, completed by their snapshots.
-    private var knownCharts: [ChartTarget] = []
-
-    /// Reads a category chart's category count from its snapshot's `x.domain` (drivers only:
-    /// they aim at category centres).
-    private func learnCategories(_ bytes: [UInt8]) {
-        guard let doc = try? JSONReader.parse(bytes), let id = doc["chart"]?.string,
-              doc["x"]?["kind"]?.string == "category", let names = doc["x"]?["domain"]?.array,
-              let k = knownCharts.firstIndex(where: { $0.id == id }) else { return }
-        knownCharts[k].categories = names.count
-        script?.update(knownCharts[k])
+    private func handleWelcome(_ bytes: [UInt8]) {
+        guard case .welcome(let welcome)? = try? ServerMessage.decode(bytes) else { return }
+        viewerID = welcome.viewer.id
+        if case .driver(let d) = role {
+            script = PointerScript(pattern: pattern, charts: welcome.charts, driver: d, plot: plot)
+        }
+        for chart in welcome.charts {
+            send(.viewport(ClientMessage.ViewportReport(chart: chart.id, viewport: plot)))
+        }
+        snapshotsExpected = welcome.charts.count
+        if snapshotsSeen >= snapshotsExpected { markReady() }
     }
 
-    private func handleWelcome(_ bytes: [UInt8]) {
-        guard let doc = try? JSONReader.parse(bytes) else { return }
-        viewerID = doc["viewer"]?.string
-        let charts = doc["charts"]?.array ?? []
-        knownCharts = charts.compactMap { spec in
-            guard let id = spec["id"]?.string else { return nil }
-            let interactions = spec["interactions"]
-            return ChartTarget(id: id, hover: interactions?["hover"]?.bool ?? false,
-                               drag: interactions?["drag"]?.string ?? "none", tap: interactions?["tap"]?.bool ?? false)
-        }
-        if case .driver(let d) = role {
-            script = PointerScript(pattern: pattern, charts: knownCharts, driver: d, plot: plot)
-        }
-        for chart in knownCharts {
-            var w = JSONWriter(capacity: 160)
-            w.beginObject()
-            w.key("type"); w.string("viewport")
-            w.key("chart"); w.string(chart.id)
-            w.key("plot"); w.beginObject()
-            w.key("x"); w.number(plot.x); w.key("y"); w.number(plot.y)
-            w.key("width"); w.number(plot.width); w.key("height"); w.number(plot.height)
-            w.endObject()
-            w.key("rtl"); w.bool(false)
-            w.endObject()
-            connection?.send(bytes: w.bytes, binary: false)
-        }
-        snapshotsExpected = knownCharts.count
-        if snapshotsSeen >= snapshotsExpected { markReady() }
+    private func send(_ message: ClientMessage) {
+        connection?.send(bytes: message.encode(), binary: false)
     }
 
     private func markReady() {
@@ -227,30 +201,53 @@ final class LoadClient: WebSocketClientDelegate {
         script = s
     }
 
-    private func send(_ step: PointerStep, driver d: Int) {
+    private func send(_ step: ClientMessage.PointerInput, driver d: Int) {
         serial += 1
-        var w = JSONWriter(capacity: 128)
-        w.beginObject()
-        w.key("type"); w.string("pointer")
-        w.key("chart"); w.string(step.chart)
-        w.key("phase"); w.string(step.phase.rawValue)
-        w.key("x"); w.number(step.x)
-        w.key("y"); w.number(step.y)
-        w.key("ref"); w.string(Self.makeRef(driver: d, serial: serial, at: MonotonicClock.now()))
-        w.endObject()
-        connection?.send(bytes: w.bytes, binary: false)
+        var pointer = step
+        pointer.ref = Self.makeRef(driver: d, serial: serial, at: MonotonicClock.now())
+        send(.pointer(pointer))
         recorder.counters.pointersSent += 1
     }
 
-    /// Mirror mode: sends one message shaped like a selection (`chart` = this driver's pseudo
-    /// chart, `seq`, timing `ref`), padded with a `body` to `size` bytes.
+    /// Mirror mode: sends one `selection` message (`chart` = this driver's pseudo chart, `seq`,
+    /// timing `ref`) whose range lists rows and whose `range.by` is padded so that the message
+    /// is `size` bytes: the mirror carries messages shaped and sized like ChartCast's.
     func sendMirrorMessage(size: Int) {
         guard case .driver(let d) = role, isReady, !isClosed else { return }
         serial += 1
-        let head = "{\"type\":\"selection\",\"chart\":\"m\(d)\",\"seq\":\(serial),\"ref\":\"\(Self.makeRef(driver: d, serial: serial, at: MonotonicClock.now()))\",\"body\":\""
-        let padding = max(0, size - head.utf8.count - 2)
-        connection?.send(text: head + String(repeating: "x", count: padding) + "\"}")
+        if mirrorSelection == nil { mirrorSelection = Self.mirrorSelection(size: size, by: "m\(d)") }
+        var update = ServerMessage.SelectionUpdate(chart: "m\(d)", seq: serial,
+                                                   ref: Self.makeRef(driver: d, serial: serial, at: MonotonicClock.now()),
+                                                   selection: mirrorSelection ?? .empty)
+        var bytes = ServerMessage.selection(update).encode()
+        if bytes.count < size, update.selection.range != nil {
+            update.selection.range?.by += String(repeating: "x", count: size - bytes.count)
+            bytes = ServerMessage.selection(update).encode()
+        }
+        connection?.send(bytes: bytes, binary: false)
         recorder.counters.pointersSent += 1
+    }
+
+    /// The padding state of mirror messages, built once per driver.
+    private var mirrorSelection: Selection?
+
+    /// A range selection with as many rows as fit a `selection` message of `size` bytes with
+    /// room left for the longest ref and `seq`; `sendMirrorMessage` pads the rest exactly.
+    static func mirrorSelection(size: Int, by viewer: String) -> Selection {
+        func selection(rows: Int) -> Selection {
+            let listed = (0..<rows).map { SeriesPoint(series: "s", x: .number(Double(1_000_000 + $0)), y: 1) }
+            let range = RangeSelection(by: viewer, from: .number(0), to: .number(Double(rows)), fromFraction: 0,
+                                       toFraction: 1, count: rows, totals: [], rows: listed, truncated: false)
+            return Selection(hovers: [], scrub: nil, range: range, pin: nil)
+        }
+        func bytes(rows: Int) -> Int {
+            let update = ServerMessage.SelectionUpdate(chart: "m0", seq: Int(Int32.max),
+                                                       ref: makeRef(driver: 999, serial: Int(Int32.max), at: UInt64.max),
+                                                       selection: selection(rows: rows))
+            return ServerMessage.selection(update).encode().count
+        }
+        let base = bytes(rows: 0), perRow = max(1, bytes(rows: 2) - bytes(rows: 1))
+        return selection(rows: max(0, (size - base) / perRow))
     }
 
     // MARK: Refs

@@ -157,7 +157,7 @@ public final class LoadRunner {
             else if i >= k + n - options.stalledViewers { role = .stalledViewer }
             else { role = .viewer }
             clients.append(LoadClient(index: i, role: role, target: options.target, pattern: options.pattern,
-                                      plot: .standard, recorder: recorder))
+                                      plot: .loadTestStandard, recorder: recorder))
         }
     }
 

@@ -1,5 +1,7 @@
-/// A 64-bit FNV-1a digest of a selection's state: the raw bytes of its `hovers`, `scrub`,
-/// `range` and `pin` members (and `body`, the payload of a mirror-mode message).
+import ChartCastProtocol
+
+/// A 64-bit FNV-1a digest of a selection's state: the raw bytes of its state members
+/// (`ServerMessageHeader.selectionStateMembers`: `hovers`, `scrub`, `range`, `pin`).
 ///
 /// The server writes selection members with one encoder whether they travel in a `selection`
 /// message or inside a `snapshot`'s `selection` object, so equal states have equal bytes and
@@ -8,24 +10,28 @@ public enum SelectionDigest {
     static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
     static let prime: UInt64 = 0x0000_0100_0000_01b3
 
-    /// The digest of the state members found in `fields`.
+    /// The digest of the state members found in `fields`, each tagged with its position in
+    /// `selectionStateMembers` so that moving a value to another member changes the digest.
     /// - Complexity: O(bytes of the state members).
-    public static func digest(_ fields: MessageFields) -> UInt64 {
+    public static func digest(_ fields: JSONMemberScanner) -> UInt64 {
         var h = offsetBasis
         for member in fields.members {
-            let tag: UInt8
-            if fields.equals(member.key, "hovers") { tag = 1 }
-            else if fields.equals(member.key, "scrub") { tag = 2 }
-            else if fields.equals(member.key, "range") { tag = 3 }
-            else if fields.equals(member.key, "pin") { tag = 4 }
-            else if fields.equals(member.key, "body") { tag = 5 }
-            else { continue }
+            guard let tag = stateTag(fields, member.key) else { continue }
             h = (h ^ UInt64(tag)) &* prime
             fields.bytes.withUnsafeBufferPointer { buffer in
                 for i in member.value { h = (h ^ UInt64(buffer[i])) &* prime }
             }
         }
         return h
+    }
+
+    private static let stateNames: [[UInt8]] = ServerMessageHeader.selectionStateMembers.map { Array($0.utf8) }
+
+    private static func stateTag(_ fields: JSONMemberScanner, _ key: Range<Int>) -> Int? {
+        for (tag, name) in stateNames.enumerated() where name.count == key.count {
+            if fields.bytes[key].elementsEqual(name) { return tag + 1 }
+        }
+        return nil
     }
 
     /// The digest of arbitrary bytes (used for refs).

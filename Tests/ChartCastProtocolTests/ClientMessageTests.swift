@@ -2,31 +2,33 @@ import ChartEngine
 import XCTest
 @testable import ChartCastProtocol
 
+/// Decoding of client messages as browsers send them (JSON text on purpose: the wire format).
 final class ClientMessageTests: XCTestCase {
     private func decode(_ text: String) throws -> ClientMessage { try ClientMessage.decode(Array(text.utf8)) }
 
-    private func assertError(_ text: String, _ code: ErrorCode, contains fragment: String? = nil,
+    private func assertError(_ text: String, _ code: ErrorCode, contains fragment: String? = nil, ref: String? = nil,
                              file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try decode(text), file: file, line: line) { error in
             guard let error = error as? ProtocolError else { return XCTFail("not a ProtocolError: \(error)", file: file, line: line) }
             XCTAssertEqual(error.code, code, "\(text): \(error.message)", file: file, line: line)
             if let fragment { XCTAssertTrue(error.message.contains(fragment), error.message, file: file, line: line) }
+            XCTAssertEqual(error.ref, ref, "ref of \(text)", file: file, line: line)
         }
     }
 
     func testDecodesTheFourClientMessages() throws {
-        XCTAssertEqual(try decode(#"{"type":"hello","name":"  Ana "}"#), .hello(name: "Ana"))
+        XCTAssertEqual(try decode(#"{"type":"hello","name":"  Ana ","ref":"n-1"}"#), .hello(.init(name: "Ana", ref: "n-1")))
         XCTAssertEqual(try decode(#"{"type":"viewport","chart":"sales","plot":{"x":48,"y":12,"width":620,"height":280},"rtl":true}"#),
-                       .viewport(chart: "sales", viewport: Viewport(x: 48, y: 12, width: 620, height: 280, rtl: true)))
+                       .viewport(.init(chart: "sales", viewport: Viewport(x: 48, y: 12, width: 620, height: 280, rtl: true))))
         XCTAssertEqual(try decode(#"{"type":"pointer","chart":"sales","phase":"move","x":130.5,"y":90,"ref":"r-991"}"#),
-                       .pointer(chart: "sales", phase: .move, x: 130.5, y: 90, ref: "r-991"))
+                       .pointer(.init(chart: "sales", phase: .move, x: 130.5, y: 90, ref: "r-991")))
         XCTAssertEqual(try decode(#"{"type":"key","chart":"sales","key":"left","shift":true}"#),
-                       .key(chart: "sales", command: .left, shift: true, ref: nil))
+                       .key(.init(chart: "sales", command: .left, shift: true)))
     }
 
     func testIgnoresUnknownFields() throws {
         XCTAssertEqual(try decode(#"{"type":"pointer","future":[1,{"a":2}],"chart":"c","phase":"up","x":0,"y":0}"#),
-                       .pointer(chart: "c", phase: .up, x: 0, y: 0, ref: nil))
+                       .pointer(.init(chart: "c", phase: .up, x: 0, y: 0)))
     }
 
     func testClassifiesBadInput() {
@@ -35,19 +37,20 @@ final class ClientMessageTests: XCTestCase {
         assertError(String(repeating: "{\"a\":", count: 200) + "1" + String(repeating: "}", count: 200), .badJSON, contains: "nesting")
         assertError(#"{"chart":"x"}"#, .badField, contains: "\"type\"")
         assertError(#"{"type":7}"#, .badField, contains: "must be a string")
-        assertError(#"{"type":"dance"}"#, .unknownType, contains: "dance")
+        assertError(#"{"type":"dance","ref":"d-1"}"#, .unknownType, contains: "dance", ref: "d-1")
         assertError(#"{"type":"pointer","chart":"c","phase":"move","x":"1","y":0}"#, .badField, contains: "\"x\" must be a number")
-        assertError(#"{"type":"pointer","chart":"c","phase":"move","y":0}"#, .badField, contains: "missing field \"x\"")
+        assertError(#"{"type":"pointer","chart":"c","phase":"move","y":0,"ref":"p-7"}"#, .badField, contains: "missing field \"x\"", ref: "p-7")
         assertError(#"{"type":"pointer","chart":"c","phase":"move","x":1e999,"y":0}"#, .badField, contains: "finite")
         assertError(#"{"type":"pointer","chart":"c","phase":"move","x":1e12,"y":0}"#, .badField, contains: "out of range")
-        assertError(#"{"type":"pointer","chart":"c","phase":"hop","x":1,"y":0}"#, .badField, contains: "phase")
+        assertError(#"{"type":"pointer","chart":"c","phase":"hop","x":1,"y":0}"#, .badField, contains: "one of down, move, up, leave")
         assertError(#"{"type":"pointer","chart":5,"phase":"move","x":1,"y":0}"#, .badField, contains: "\"chart\"")
         assertError(#"{"type":"pointer","chart":"c","phase":"move","x":1,"y":0,"ref":"\#(String(repeating: "r", count: 65))"}"#,
                     .badField, contains: "ref")
         assertError(#"{"type":"viewport","chart":"c","plot":{"x":0,"y":0,"width":0,"height":10}}"#, .badField, contains: "positive")
+        assertError(#"{"type":"viewport","chart":"c","plot":{"x":0,"y":0,"width":1e7,"height":10}}"#, .badField, contains: "plot.width")
         assertError(#"{"type":"viewport","chart":"c","plot":[0,0,1,1]}"#, .badField, contains: "must be an object")
         assertError(#"{"type":"viewport","chart":"c","plot":{"x":0,"y":0,"width":10,"height":10},"rtl":"yes"}"#, .badField, contains: "boolean")
-        assertError(#"{"type":"hello","name":"   "}"#, .badField, contains: "empty")
-        assertError(#"{"type":"key","chart":"c","key":"up"}"#, .badField, contains: "key")
+        assertError(#"{"type":"hello","name":"   ","ref":"n-2"}"#, .badField, contains: "empty", ref: "n-2")
+        assertError(#"{"type":"key","chart":"c","key":"up"}"#, .badField, contains: "one of left, right, home, end, enter, escape")
     }
 }

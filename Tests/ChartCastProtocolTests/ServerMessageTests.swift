@@ -2,79 +2,91 @@ import ChartEngine
 import XCTest
 @testable import ChartCastProtocol
 
+/// The exact wire format of server messages (JSON text appears here on purpose: these tests pin
+/// protocol v1 as outside clients see it).
 final class ServerMessageTests: XCTestCase {
-    private func parse(_ bytes: [UInt8]) throws -> JSONValue { try JSONReader.parse(bytes) }
+    private func json(_ message: ServerMessage) throws -> JSONValue { try JSONReader.parse(message.encode()) }
 
-    private func salesStore() -> ChartStore {
-        let spec = ChartSpec(id: "sales", title: "Product sales in 2022", mark: .bar, xKind: .category, xLabel: "Month",
-                             yLabel: "Sales", series: ["Ice Cream", "Coffee"], categories: ["January", "February"],
-                             interactions: Interactions(hover: true, drag: .none, tap: false), window: nil, xPadding: 0)
-        let store = ChartStore(spec: spec)
-        store.setValue(1000, series: 0, category: 0)
-        store.setValue(1200, series: 0, category: 1)
-        store.setValue(1800, series: 1, category: 0)
-        store.setValue(2000, series: 1, category: 1)
-        return store
-    }
+    static let salesSpec = ChartSpec(id: "sales", title: "Product sales in 2022", mark: .bar, xKind: .category,
+                                     xLabel: "Month", yLabel: "Sales", series: ["Ice Cream", "Coffee"],
+                                     categories: ["January", "February"],
+                                     interactions: Interactions(hover: true, drag: .none, tap: false))
 
     func testChartSpecMatchesTheBriefsShape() throws {
-        let json = try parse(ServerMessage.chartSpec(salesStore().spec))
-        XCTAssertEqual(json, try JSONReader.parse(#"""
-        {"id":"sales","title":"Product sales in 2022","mark":"bar","x":{"kind":"category","label":"Month"},
+        XCTAssertEqual(try JSONReader.parse(Self.salesSpec.encoded()), try JSONReader.parse(#"""
+        {"id":"sales","title":"Product sales in 2022","mark":"bar","x":{"kind":"category","label":"Month","categories":["January","February"]},
          "y":{"label":"Sales"},"series":["Ice Cream","Coffee"],"interactions":{"hover":true,"drag":"none","tap":false}}
+        """#))
+        var fixed = Self.salesSpec
+        fixed.fixedYDomain = 0...100
+        fixed.window = 600
+        XCTAssertEqual(try JSONReader.parse(fixed.encoded())["y"], try JSONReader.parse(#"{"label":"Sales","domain":[0,100]}"#))
+        XCTAssertEqual(try JSONReader.parse(fixed.encoded())["window"]?.number, 600)
+    }
+
+    func testWelcomeAnnouncesTheViewerTheChartsAndTheLimits() throws {
+        let welcome = ServerMessage.welcome(.init(viewer: ViewerInfo(id: "v3", name: "Viewer 3", color: "#e15759"),
+                                                  charts: [Self.salesSpec]))
+        let value = try json(welcome)
+        XCTAssertEqual(value["type"]?.string, "welcome")
+        XCTAssertEqual(value["protocol"]?.number, 1)
+        XCTAssertEqual(value["viewer"]?.string, "v3")
+        XCTAssertEqual(value["charts"]?[0]?["id"]?.string, "sales")
+        XCTAssertEqual(value["limits"], try JSONReader.parse(#"""
+        {"maxMessageBytes":65536,"maxNameLength":40,"maxNameBytes":160,"maxRefLength":64,"messagesPerSecond":240,
+         "messageBurst":480,"maxHovers":8,"maxRangeRows":500,"maxCoordinate":1000000}
         """#))
     }
 
     func testSnapshotCarriesPointsDomainsAndTheSelection() throws {
-        let store = salesStore()
-        let json = try parse(ServerMessage.snapshot(store: store, seq: 7, xDomain: .categories(["January", "February"]),
-                                                    yDomain: (0, 2500), selection: .empty))
-        XCTAssertEqual(json["type"]?.string, "snapshot")
-        XCTAssertEqual(json["seq"]?.number, 7)
-        XCTAssertEqual(json["x"]?["domain"], .array([.string("January"), .string("February")]))
-        XCTAssertEqual(json["y"]?["domain"], .array([.number(0), .number(2500)]))
-        XCTAssertEqual(json["series"]?[1]?["points"], .array([.array([.string("January"), .number(1800)]),
-                                                               .array([.string("February"), .number(2000)])]))
-        XCTAssertEqual(json["selection"], try JSONReader.parse(#"{"hovers":[],"scrub":null,"range":null,"pin":null}"#))
+        let snapshot = ServerMessage.Snapshot(
+            chart: "sales", seq: 7, x: XAxis(kind: .category, domain: .categories(["January", "February"])), y: 0...2500,
+            series: [SeriesData(name: "Coffee", points: [DataPoint(x: .category("January"), y: 1800),
+                                                         DataPoint(x: .category("February"), y: 2000)])],
+            selection: .empty)
+        XCTAssertEqual(String(decoding: ServerMessage.snapshot(snapshot).encode(), as: UTF8.self), #"""
+        {"type":"snapshot","chart":"sales","seq":7,"x":{"kind":"category","domain":["January","February"]},"y":{"domain":[0,2500]},"series":[{"name":"Coffee","points":[["January",1800],["February",2000]]}],"selection":{"hovers":[],"scrub":null,"range":null,"pin":null}}
+        """#)
     }
 
     func testSelectionEncodesEveryBodyAndEchoesRef() throws {
-        var selection = Selection.empty
-        selection.hovers = [Hover(by: "v2", x: .category("March"), fraction: 0.25, placement: .trailing,
-                                  values: [SeriesValue(series: "Ice Cream", y: 900), SeriesValue(series: "Coffee", y: nil)])]
-        selection.scrub = Scrub(by: "v1", x: .category("Wed"), values: [SeriesValue(series: "Minutes", y: 76)], fraction: 0.5, yFraction: 0.25)
-        selection.range = RangeSelection(by: "v3", from: .number(1), to: .number(5), fromFraction: 0.1, toFraction: 0.5, count: 0,
-                                         totals: [SeriesTotals(series: "Calories", count: 0, sum: 0, min: nil, max: nil, mean: nil)],
-                                         rows: [], truncated: false)
-        selection.pin = Pin(by: "v4", x: .number(1_651_363_200_000), values: [SeriesValue(series: "Temperature", y: 36.5)], fraction: 0.75)
-        let json = try parse(ServerMessage.selection(chart: "sales", seq: 14, ref: "r-991", selection: selection))
-        XCTAssertEqual(json["ref"]?.string, "r-991")
-        XCTAssertEqual(json["hovers"]?[0]?["values"]?[1]?["y"], .null)
-        XCTAssertEqual(json["hovers"]?[0]?["placement"]?.string, "trailing")
-        XCTAssertEqual(json["scrub"]?["yFraction"]?.number, 0.25)
-        XCTAssertEqual(json["range"]?["totals"]?[0]?["mean"], .null)
-        XCTAssertEqual(json["range"]?["truncated"], .bool(false))
-        XCTAssertEqual(json["pin"]?["x"]?.number, 1_651_363_200_000)
-        let withoutRef = try parse(ServerMessage.selection(chart: "sales", seq: 15, ref: nil, selection: .empty))
-        XCTAssertNil(withoutRef["ref"])
+        let value = try json(.selection(.init(chart: "sales", seq: 14, ref: "r-991", selection: ProtocolSamples.fullSelection)))
+        XCTAssertEqual(value["ref"]?.string, "r-991")
+        XCTAssertEqual(value["hovers"]?[0]?["values"]?[1]?["y"], .null)
+        XCTAssertEqual(value["hovers"]?[0]?["placement"]?.string, "trailing")
+        XCTAssertEqual(value["scrub"]?["yFraction"]?.number, 0.25)
+        XCTAssertEqual(value["range"]?["totals"]?[0]?["mean"]?.number, 2050)
+        XCTAssertEqual(value["range"]?["totals"]?[1]?["mean"], .null, "an empty series has no mean")
+        XCTAssertEqual(value["range"]?["rows"]?[0], try JSONReader.parse(#"{"series":"Calories","x":2,"y":2050}"#))
+        XCTAssertEqual(value["range"]?["truncated"], .bool(true))
+        XCTAssertEqual(value["pin"]?["x"]?.number, 1_651_363_200_000)
+        XCTAssertNil(try json(.selection(.init(chart: "sales", seq: 15, selection: .empty)))["ref"])
     }
 
     func testAppendOmitsUnchangedDomains() throws {
-        let json = try parse(ServerMessage.append(chart: "intake", kind: .time, seq: 13,
-                                                  points: [AppendPoint(series: "Calories", x: .number(1_653_955_200_000), y: 2050)],
-                                                  evictBefore: 1_651_536_000_000, xDomain: .numeric(1, 2), yDomain: nil))
-        XCTAssertEqual(json["points"]?[0]?["x"]?.number, 1_653_955_200_000)
-        XCTAssertEqual(json["evictBefore"]?.number, 1_651_536_000_000)
-        XCTAssertEqual(json["x"]?["domain"], .array([.number(1), .number(2)]))
-        XCTAssertEqual(json["x"]?["kind"]?.string, "time")
-        XCTAssertNil(json["y"])
+        let append = ServerMessage.Append(chart: "intake", seq: 13,
+                                          points: [SeriesPoint(series: "Calories", x: .number(1_653_955_200_000), y: 2050)],
+                                          evictBefore: 1_651_536_000_000, x: XAxis(kind: .time, domain: .numeric(1, 2)))
+        XCTAssertEqual(String(decoding: ServerMessage.append(append).encode(), as: UTF8.self), #"""
+        {"type":"append","chart":"intake","seq":13,"points":[{"series":"Calories","x":1653955200000,"y":2050}],"evictBefore":1651536000000,"x":{"kind":"time","domain":[1,2]}}
+        """#)
     }
 
-    func testErrorAndViewers() throws {
-        let error = try parse(ServerMessage.error(ProtocolError(.unknownChart, "no chart with id \"salez\"")))
-        XCTAssertEqual(error, .object([("type", .string("error")), ("code", .string("unknown_chart")),
-                                       ("message", .string("no chart with id \"salez\""))]))
-        let viewers = try parse(ServerMessage.viewers([ViewerInfo(id: "v2", name: "Viewer 2", color: "#4e79a7")], total: 1))
-        XCTAssertEqual(viewers, try JSONReader.parse(##"{"type":"viewers","viewers":[{"id":"v2","name":"Viewer 2","color":"#4e79a7"}],"total":1}"##))
+    func testErrorEchoesRefOnlyWhenThereIsOne() throws {
+        XCTAssertEqual(String(decoding: ServerMessage.error(ProtocolError(.unknownChart, "no chart with id \"salez\"")).encode(), as: UTF8.self),
+                       #"{"type":"error","code":"unknown_chart","message":"no chart with id \"salez\""}"#)
+        XCTAssertEqual(try json(.error(ProtocolError(.badField, "field \"name\" is too long", ref: "name-2")))["ref"]?.string, "name-2")
+    }
+
+    func testViewers() throws {
+        let list = ServerMessage.ViewerList(viewers: [ViewerInfo(id: "v2", name: "Viewer 2", color: "#4e79a7")], total: 1)
+        XCTAssertEqual(String(decoding: ServerMessage.viewers(list).encode(), as: UTF8.self),
+                       ##"{"type":"viewers","viewers":[{"id":"v2","name":"Viewer 2","color":"#4e79a7"}],"total":1}"##)
+    }
+
+    func testChartListIsTheSpecsUnderCharts() throws {
+        let bytes = ChartSpec.encodeList([Self.salesSpec])
+        XCTAssertEqual(try JSONReader.parse(bytes)["charts"]?[0], try JSONReader.parse(Self.salesSpec.encoded()))
+        XCTAssertEqual(try ChartSpec.decodeList(bytes), [Self.salesSpec])
     }
 }

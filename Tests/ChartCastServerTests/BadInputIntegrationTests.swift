@@ -1,9 +1,11 @@
 import ChartCastProtocol
+import ChartEngine
 import WebSockets
 import XCTest
 
 /// Every class of bad input gets its error code, the connection keeps working (except the
-/// oversize close), and another viewer is unaffected.
+/// oversize close), and another viewer is unaffected. Malformed payloads are written as JSON
+/// text on purpose: these tests pin what the server does with bytes no encoder would produce.
 final class BadInputIntegrationTests: XCTestCase {
     private var server: TestServer!
     private var sender: TestViewer!
@@ -25,15 +27,22 @@ final class BadInputIntegrationTests: XCTestCase {
     /// Sends `payload`, expects an `error` with `code`, then proves both viewers still work:
     /// the sender hovers March on `sales` and both see it.
     private func assertRejected(_ payload: String, code: ErrorCode, file: StaticString = #filePath, line: UInt = #line) throws {
-        sender.send(payload)
+        sender.sendRaw(payload)
+        try assertError(code, file: file, line: line)
+        try assertStillWorking(file: file, line: line)
+    }
+
+    /// A well-formed message the server must refuse with `code`.
+    private func assertRejected(_ message: ClientMessage, code: ErrorCode, file: StaticString = #filePath, line: UInt = #line) throws {
+        sender.send(message)
         try assertError(code, file: file, line: line)
         try assertStillWorking(file: file, line: line)
     }
 
     private func assertError(_ code: ErrorCode, file: StaticString = #filePath, line: UInt = #line) throws {
         let error = try sender.error()
-        XCTAssertEqual(error["code"]?.string, code.rawValue, file: file, line: line)
-        XCTAssertFalse(error["message"]?.string?.isEmpty ?? true, file: file, line: line)
+        XCTAssertEqual(error.code, code, file: file, line: line)
+        XCTAssertFalse(error.message.isEmpty, file: file, line: line)
     }
 
     private var hoverSide = 0
@@ -41,12 +50,12 @@ final class BadInputIntegrationTests: XCTestCase {
     private func assertStillWorking(file: StaticString = #filePath, line: UInt = #line) throws {
         hoverSide += 1
         let month = hoverSide % 2 == 0 ? 2 : 8
-        let name = month == 2 ? "March" : "September"
+        let name = XValue.category(month == 2 ? "March" : "September")
         sender.sendViewport("sales")
-        sender.pointer("sales", "move", x: TestPlot.standard.categoryX(month, of: 12))
+        sender.pointer("sales", .move, x: TestPlot.standard.categoryX(month, of: 12))
         for viewer in [sender!, bystander!] {
-            let selection = try viewer.selection("sales") { $0["hovers"]?[0]?["x"]?.string == name }
-            XCTAssertEqual(selection["hovers"]?[0]?["by"]?.string, sender.id, file: file, line: line)
+            let update = try viewer.selection("sales") { $0.selection.hovers.first?.x == name }
+            XCTAssertEqual(update.selection.hovers.first?.by, sender.id, file: file, line: line)
         }
     }
 
@@ -65,8 +74,8 @@ final class BadInputIntegrationTests: XCTestCase {
     }
 
     func testUnknownChart() throws {
-        try assertRejected(#"{"type":"viewport","chart":"salez","plot":{"x":0,"y":0,"width":10,"height":10}}"#, code: .unknownChart)
-        try assertRejected(#"{"type":"pointer","chart":"salez","phase":"move","x":1,"y":1}"#, code: .unknownChart)
+        try assertRejected(.viewport(.init(chart: "salez", viewport: Viewport(x: 0, y: 0, width: 10, height: 10))), code: .unknownChart)
+        try assertRejected(.pointer(.init(chart: "salez", phase: .move, x: 1, y: 1)), code: .unknownChart)
     }
 
     func testMissingAndWrongTypedFields() throws {
@@ -83,7 +92,7 @@ final class BadInputIntegrationTests: XCTestCase {
     }
 
     func testPointerBeforeViewportIsNoViewport() throws {
-        try assertRejected(#"{"type":"pointer","chart":"workouts","phase":"down","x":100,"y":100}"#, code: .noViewport)
+        try assertRejected(.pointer(.init(chart: "workouts", phase: .down, x: 100, y: 100)), code: .noViewport)
     }
 
     func testBinaryFramesAreUnsupported() throws {
@@ -94,16 +103,17 @@ final class BadInputIntegrationTests: XCTestCase {
 
     func testFragmentedMessageIsReassembled() throws {
         sender.sendViewport("sales")
-        let message = Array(#"{"type":"pointer","chart":"sales","phase":"move","x":\#(TestPlot.standard.categoryX(5, of: 12)),"y":90,"ref":"frag-1"}"#.utf8)
+        let message = ClientMessage.pointer(.init(chart: "sales", phase: .move, x: TestPlot.standard.categoryX(5, of: 12),
+                                                  y: 90, ref: "frag-1")).encode()
         let third = message.count / 3
         sender.client.sendFragments([Array(message[..<third]), Array(message[third..<(2 * third)]), Array(message[(2 * third)...])], binary: false)
-        let selection = try bystander.selection("sales") { $0["ref"]?.string == "frag-1" }
-        XCTAssertEqual(selection["hovers"]?[0]?["x"]?.string, "June")
+        let update = try bystander.selection("sales") { $0.ref == "frag-1" }
+        XCTAssertEqual(update.selection.hovers.first?.x, .category("June"))
     }
 
     func testOversizedMessageGetsTooLargeThenClose1009() throws {
         let huge = #"{"type":"hello","name":""# + String(repeating: "x", count: 70_000) + #""}"#
-        sender.send(huge)
+        sender.sendRaw(huge)
         try assertError(.tooLarge)
         let deadline = Date().addingTimeInterval(5)
         while sender.client.closeCode == nil, Date() < deadline {
@@ -111,9 +121,9 @@ final class BadInputIntegrationTests: XCTestCase {
         }
         XCTAssertEqual(sender.client.closeCode, 1009)
         // The other viewer carries on.
-        bystander.pointer("sales", "move", x: TestPlot.standard.categoryX(0, of: 12))
-        let selection = try bystander.selection("sales") { $0["hovers"]?[0]?["x"]?.string == "January" }
-        XCTAssertEqual(selection["hovers"]?[0]?["by"]?.string, bystander.id)
+        bystander.pointer("sales", .move, x: TestPlot.standard.categoryX(0, of: 12))
+        let update = try bystander.selection("sales") { $0.selection.hovers.first?.x == .category("January") }
+        XCTAssertEqual(update.selection.hovers.first?.by, bystander.id)
     }
 
     func testOversizedFragmentedMessageIsAlsoRefused() throws {
@@ -123,7 +133,7 @@ final class BadInputIntegrationTests: XCTestCase {
     }
 
     func testFloodIsRateLimitedAndTheConnectionSurvives() throws {
-        for _ in 0..<1_500 { sender.send(#"{"type":"viewport","chart":"sales","plot":{"x":50,"y":10,"width":700,"height":300}}"#) }
+        for _ in 0..<1_500 { sender.sendViewport("sales") }
         try assertError(.rateLimited)
         Thread.sleep(forTimeInterval: 2.5)   // let the bucket refill
         try assertStillWorking()

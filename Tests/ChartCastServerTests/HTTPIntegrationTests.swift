@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import ChartEngine
 import HTTPTestSupport
 import Foundation
 import XCTest
@@ -28,9 +29,10 @@ final class HTTPIntegrationTests: XCTestCase {
         let response = try rawHTTP(port: server.port, path: "/api/charts")
         XCTAssertEqual(response.status, 200)
         XCTAssertTrue(response.headers["content-type"]?.contains("application/json") ?? false)
-        let json = try JSONReader.parse(response.body)
-        XCTAssertEqual(json["charts"]?.array?.compactMap { $0["id"]?.string }, ["workouts", "intake", "expenses", "sales", "temperature"])
-        XCTAssertEqual(json["charts"]?[4]?["interactions"]?["tap"], .bool(true))
+        let specs = try ChartSpec.decodeList(response.body)
+        XCTAssertEqual(specs.map(\.id), ["workouts", "intake", "expenses", "sales", "temperature"])
+        XCTAssertEqual(specs[4].interactions.tap, true)
+        XCTAssertEqual(specs, try XCTUnwrap(server.viewer().welcome?.charts), "the same specs as welcome")
     }
 
     func testMetricsAreInPrometheusTextFormat() throws {

@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import ChartEngine
 import ChartCastServer
 import Foundation
 import WebSockets
@@ -24,64 +25,97 @@ final class TestServer {
     deinit { server.shutdown() }
 }
 
-/// One WebSocket viewer speaking protocol v1 through the project's own lws client.
+/// One WebSocket viewer speaking protocol v1 through the project's own lws client; every
+/// message is built and read with the `ChartCastProtocol` types.
 final class TestViewer {
     let client: BlockingWebSocketClient
-    private(set) var welcome: JSONValue = .null
-    private(set) var snapshots: [String: JSONValue] = [:]
-    var id: String { welcome["viewer"]?.string ?? "" }
+    private(set) var welcome: ServerMessage.Welcome?
+    private(set) var snapshots: [String: ServerMessage.Snapshot] = [:]
+    var id: String { welcome?.viewer.id ?? "" }
 
     init(port: Int, readInitialState: Bool = true) throws {
         client = try BlockingWebSocketClient.connect(port: port)
         guard readInitialState else { return }
-        welcome = try next(type: "welcome")
-        while snapshots.count < 5 {
-            let snapshot = try next(type: "snapshot")
-            snapshots[snapshot["chart"]?.string ?? ""] = snapshot
+        welcome = try next { if case .welcome(let w) = $0 { return w }; return nil }
+        while snapshots.count < (welcome?.charts.count ?? 0) {
+            let snapshot = try next { if case .snapshot(let s) = $0 { return s }; return nil }
+            snapshots[snapshot.chart] = snapshot
         }
     }
 
-    func send(_ json: String) { client.send(text: json) }
+    func send(_ message: ClientMessage) { client.send(bytes: message.encode(), binary: false) }
+
+    /// Sends text as is: only for tests that pin how the server treats malformed input.
+    func sendRaw(_ text: String) { client.send(text: text) }
 
     /// The next message of any type.
-    func nextMessage(timeout: Double = 5) throws -> JSONValue {
+    func nextMessage(timeout: Double = 5) throws -> ServerMessage {
         switch try client.receive(timeout: timeout) {
-        case .text(let bytes): return try JSONReader.parse(bytes)
+        case .text(let bytes): return try ServerMessage.decode(bytes)
         case .binary: throw TestFailure("unexpected binary frame")
         }
     }
 
-    /// The next message of `type` (and chart, when given), skipping others (appends, viewers…).
-    func next(type: String, chart: String? = nil, timeout: Double = 5,
-              where predicate: (JSONValue) -> Bool = { _ in true }) throws -> JSONValue {
+    /// The first message `extract` accepts (skipping others: appends, viewers…).
+    func next<T>(timeout: Double = 5, _ what: String = "\(T.self)", _ extract: (ServerMessage) -> T?) throws -> T {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw TestFailure("no \(type) message for \(chart ?? "any chart") within \(timeout)s") }
-            let message = try nextMessage(timeout: remaining)
-            guard message["type"]?.string == type else { continue }
-            if let chart, message["chart"]?.string != chart { continue }
-            if predicate(message) { return message }
+            guard remaining > 0 else { throw TestFailure("no \(what) within \(timeout)s") }
+            if let value = extract(try nextMessage(timeout: remaining)) { return value }
         }
+    }
+
+    /// The next `selection` for `chart` that satisfies `predicate`.
+    func selection(_ chart: String, timeout: Double = 5,
+                   where predicate: (ServerMessage.SelectionUpdate) -> Bool = { _ in true }) throws -> ServerMessage.SelectionUpdate {
+        try next(timeout: timeout, "selection for \(chart)") { message in
+            guard case .selection(let update) = message, update.chart == chart, predicate(update) else { return nil }
+            return update
+        }
+    }
+
+    /// The next `append` that satisfies `predicate`.
+    func append(timeout: Double = 5, where predicate: (ServerMessage.Append) -> Bool = { _ in true }) throws -> ServerMessage.Append {
+        try next(timeout: timeout, "append") { message in
+            guard case .append(let append) = message, predicate(append) else { return nil }
+            return append
+        }
+    }
+
+    /// The next `viewers` list that satisfies `predicate`.
+    func viewers(timeout: Double = 5, where predicate: (ServerMessage.ViewerList) -> Bool = { _ in true }) throws -> ServerMessage.ViewerList {
+        try next(timeout: timeout, "viewers") { message in
+            guard case .viewers(let list) = message, predicate(list) else { return nil }
+            return list
+        }
+    }
+
+    /// The next `error`, skipping other traffic.
+    func error(timeout: Double = 5) throws -> ProtocolError {
+        try next(timeout: timeout, "error") { if case .error(let e) = $0 { return e }; return nil }
     }
 
     /// Sends a viewport of the standard test plot for `chart`.
     func sendViewport(_ chart: String, plot: TestPlot = .standard, rtl: Bool = false) {
-        send(#"{"type":"viewport","chart":"\#(chart)","plot":{"x":\#(plot.x),"y":\#(plot.y),"width":\#(plot.width),"height":\#(plot.height)},"rtl":\#(rtl)}"#)
+        send(.viewport(.init(chart: chart, viewport: Viewport(x: plot.x, y: plot.y, width: plot.width, height: plot.height, rtl: rtl))))
     }
 
-    func pointer(_ chart: String, _ phase: String, x: Double, y: Double = 100, ref: String? = nil) {
-        let refPart = ref.map { #","ref":"\#($0)""# } ?? ""
-        send(#"{"type":"pointer","chart":"\#(chart)","phase":"\#(phase)","x":\#(x),"y":\#(y)\#(refPart)}"#)
+    func pointer(_ chart: String, _ phase: PointerPhase, x: Double, y: Double = 100, ref: String? = nil) {
+        send(.pointer(.init(chart: chart, phase: phase, x: x, y: y, ref: ref)))
     }
 
-    /// The next `selection` for `chart`.
-    func selection(_ chart: String, timeout: Double = 5, where predicate: (JSONValue) -> Bool = { _ in true }) throws -> JSONValue {
-        try next(type: "selection", chart: chart, timeout: timeout, where: predicate)
+    func key(_ chart: String, _ command: KeyCommand, shift: Bool = false, ref: String? = nil) {
+        send(.key(.init(chart: chart, command: command, shift: shift, ref: ref)))
     }
 
-    /// The next `error`, skipping other traffic.
-    func error(timeout: Double = 5) throws -> JSONValue { try next(type: "error", timeout: timeout) }
+    func hello(_ name: String, ref: String? = nil) { send(.hello(.init(name: name, ref: ref))) }
+
+    /// The numeric x domain of `chart`'s initial snapshot.
+    func numericDomain(_ chart: String) throws -> (Double, Double) {
+        guard case .numeric(let d0, let d1)? = snapshots[chart]?.x.domain else { throw TestFailure("\(chart) has no numeric domain") }
+        return (d0, d1)
+    }
 }
 
 /// The plot frame the tests' viewers report.

@@ -1,4 +1,5 @@
 import XCTest
+import ChartCastDemo
 @testable import ChartEngine
 
 /// A plain-array model of a time/linear store: the obvious, slow implementation to compare against.
@@ -37,7 +38,7 @@ final class ChartStoreTests: XCTestCase {
 
     func testRandomUpsertsAndEvictionsMatchTheReference() {
         for (seed, window) in [(UInt64(3), Int?.none), (4, 37), (5, 200), (6, 1)] {
-            var rng = SeededGenerator(seed: seed)
+            var rng = SplitMix64(seed: seed)
             let store = ChartStore(spec: spec(window: window))
             var reference = ReferenceStore(window: window)
             var nextX = 0.0
@@ -117,9 +118,12 @@ final class ChartStoreTests: XCTestCase {
         XCTAssertEqual(change, StoreChange(insertedX: 100, evictedBefore: nil, xDomainChanged: true, yDomainChanged: true))
         XCTAssertEqual(store.xDomain.0, 95)
         XCTAssertEqual(store.xDomain.1, 105)
-        store.upsert(x: 110, values: [10, nil])
+        XCTAssertTrue(store.yDomain == (9, 11), "one value: widened by 1 each side")
+        change = store.upsert(x: 110, values: [10, nil])
+        XCTAssertEqual(change, StoreChange(insertedX: 110, evictedBefore: nil, xDomainChanged: true, yDomainChanged: false))
         change = store.upsert(x: 120, values: [9, nil])
-        XCTAssertEqual(change, StoreChange(insertedX: 120, evictedBefore: nil, xDomainChanged: true, yDomainChanged: false))
+        XCTAssertEqual(change, StoreChange(insertedX: 120, evictedBefore: nil, xDomainChanged: true, yDomainChanged: true))
+        XCTAssertTrue(store.yDomain == (9, 10), "a line chart's y domain is the data's extent, without 0")
         change = store.upsert(x: 130, values: [11, nil])
         XCTAssertEqual(change.evictedBefore, 110)
         XCTAssertEqual(store.count, 3)
@@ -128,9 +132,27 @@ final class ChartStoreTests: XCTestCase {
         XCTAssertEqual(store.xDomain.1, 135)
         XCTAssertTrue(change.yDomainChanged, "max 10 → 11")
         XCTAssertEqual(store.yDomain.1, 11)
-        // Replacing a value inside the window: no eviction, no x domain change.
+        // Replacing a value inside the window: no eviction, no x domain change; the y extent grows to 2.
         change = store.upsert(x: 120, values: [2, 3])
-        XCTAssertEqual(change, StoreChange(insertedX: 120, evictedBefore: nil, xDomainChanged: false, yDomainChanged: false))
+        XCTAssertEqual(change, StoreChange(insertedX: 120, evictedBefore: nil, xDomainChanged: false, yDomainChanged: true))
+        XCTAssertTrue(store.yDomain == (2, 11))
+    }
+
+    /// The one y-domain policy (server messages, `ChartProxy` and the page all use it).
+    func testYDomainPolicy() {
+        func domain(_ mark: Mark, _ values: [Double], fixed: ClosedRange<Double>? = nil) -> (Double, Double) {
+            let store = ChartStore(spec: ChartSpec(id: "y", title: "y", mark: mark, xKind: .linear, series: ["s"],
+                                                   fixedYDomain: fixed))
+            for (i, v) in values.enumerated() { store.upsert(x: Double(i), values: [v]) }
+            return store.yDomain
+        }
+        XCTAssertTrue(domain(.line, [36.21, 36.87]) == (36.2, 36.9), "niced data extent")
+        XCTAssertTrue(domain(.point, [36.21, 36.87]) == (36.2, 36.9))
+        XCTAssertTrue(domain(.bar, [36.21, 36.87]) == (0, 40), "bars grow from 0")
+        XCTAssertTrue(domain(.bar, [-12, -3]) == (-12, 0))
+        XCTAssertTrue(domain(.line, [5, 5]) == (4, 6), "equal values widened by 1")
+        XCTAssertTrue(domain(.line, [5, 500], fixed: 0...100) == (0, 100), "a fixed domain wins")
+        XCTAssertTrue(domain(.line, []) == (0, 1), "no data")
     }
 
     func testDomainsWhenEmptySingleAndNegative() {

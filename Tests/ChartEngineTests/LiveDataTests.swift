@@ -23,7 +23,7 @@ final class LiveDataTests: XCTestCase {
         XCTAssertTrue(engine.dataDidChange(change))
         XCTAssertEqual(engine.selection.range?.count, 8)
         XCTAssertEqual(engine.selection.range?.totals.first?.max, 100)
-        XCTAssertTrue(engine.selection.range?.rows.contains(RangeRow(series: "a", x: .number(5.5), y: 100)) ?? false)
+        XCTAssertTrue(engine.selection.range?.rows.contains(SeriesPoint(series: "a", x: .number(5.5), y: 100)) ?? false)
         // A replacement outside the range with no domain change leaves it alone.
         XCTAssertFalse(engine.dataDidChange(store.upsert(x: 9, values: [9])))
     }
@@ -89,8 +89,8 @@ final class LiveDataTests: XCTestCase {
         XCTAssertEqual(range?.count, 800)
         XCTAssertEqual(range?.rows.count, 500)
         XCTAssertEqual(range?.truncated, true)
-        XCTAssertEqual(range?.rows[0], RangeRow(series: "a", x: .number(0), y: 0))
-        XCTAssertEqual(range?.rows[1], RangeRow(series: "b", x: .number(0), y: 0))
+        XCTAssertEqual(range?.rows[0], SeriesPoint(series: "a", x: .number(0), y: 0))
+        XCTAssertEqual(range?.rows[1], SeriesPoint(series: "b", x: .number(0), y: 0))
         XCTAssertEqual(range?.totals.map { $0.sum }, [79_800, 79_800])
     }
 

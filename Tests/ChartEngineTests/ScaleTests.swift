@@ -1,9 +1,10 @@
 import XCTest
+import ChartCastDemo
 @testable import ChartEngine
 
 final class ScaleTests: XCTestCase {
     func testLinearInvertOfScaleIsIdentityAndMonotonic() {
-        var rng = SeededGenerator(seed: 1)
+        var rng = SplitMix64(seed: 1)
         for _ in 0..<200 {
             let d0 = Double.random(in: -1e6...1e6, using: &rng)
             let d1 = d0 + Double.random(in: 1e-3...1e6, using: &rng)
@@ -41,7 +42,7 @@ final class ScaleTests: XCTestCase {
     }
 
     func testTicksAreNiceStepsInsideTheDomain() {
-        var rng = SeededGenerator(seed: 2)
+        var rng = SplitMix64(seed: 2)
         for _ in 0..<300 {
             let lo = Double.random(in: -1e5...1e5, using: &rng)
             let hi = lo + Double.random(in: 1e-4...1e5, using: &rng)

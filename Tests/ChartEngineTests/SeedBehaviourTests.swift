@@ -110,14 +110,14 @@ final class SeedBehaviourTests: XCTestCase {
     }
 
     // Seed 004b: a tap pins the nearest day; tapping the same day again clears it.
-    func testTemperatureTapPinsNearestDayAndSecondTapClears() {
+    func testTemperatureTapPinsNearestDayAndSecondTapClears() throws {
         let store = DemoCharts.temperature()
         let engine = SelectionEngine(store: store)
         let may10 = DemoCharts.may1 + 9 * DemoCharts.day
         let nearMay10 = DemoCharts.pixel(may10 + 0.3 * DemoCharts.day, in: store)
         XCTAssertTrue(engine.tap("v1", x: nearMay10))
         XCTAssertEqual(engine.selection.pin, Pin(by: "v1", x: .number(may10),
-                                                 values: [SeriesValue(series: "Temperature", y: DemoCharts.temperature(9))],
+                                                 values: [SeriesValue(series: "Temperature", y: try XCTUnwrap(store.y(series: 0, at: 9)))],
                                                  fraction: (9.5) / 30))
         XCTAssertNil(engine.selection.range, "a tap is not a range")
         XCTAssertTrue(engine.tap("v1", x: DemoCharts.pixel(may10 - 0.2 * DemoCharts.day, in: store) + 1),
@@ -154,8 +154,8 @@ final class SeedBehaviourTests: XCTestCase {
         XCTAssertEqual(range?.to, .category("Tue"))
         XCTAssertEqual(range?.fromFraction, 0)
         XCTAssertEqual(range?.toFraction ?? -1, 2.0 / 7, accuracy: 1e-12)
-        XCTAssertEqual(range?.rows, [RangeRow(series: "Minutes", x: .category("Mon"), y: 23),
-                                     RangeRow(series: "Minutes", x: .category("Tue"), y: 45)])
+        XCTAssertEqual(range?.rows, [SeriesPoint(series: "Minutes", x: .category("Mon"), y: 23),
+                                     SeriesPoint(series: "Minutes", x: .category("Tue"), y: 45)])
         XCTAssertEqual(range?.totals.first?.mean, 34)
     }
 }

@@ -1,17 +1,15 @@
+import ChartCastDemo
+import ChartCastProtocol
+import ChartEngine
 import XCTest
 @testable import LoadTesting
 
 final class PointerScriptTests: XCTestCase {
-    let demo = [
-        ChartTarget(id: "workouts", hover: false, drag: "scrub", tap: false, categories: 7),
-        ChartTarget(id: "intake", hover: false, drag: "range", tap: false),
-        ChartTarget(id: "expenses", hover: false, drag: "scrub", tap: false, categories: 12),
-        ChartTarget(id: "sales", hover: true, drag: "none", tap: false, categories: 12),
-        ChartTarget(id: "temperature", hover: false, drag: "range", tap: true),
-    ]
-    let plot = PlotFrame.standard
+    /// The demo dashboard's specs, as a driver reads them from `welcome`.
+    let demo = DemoDashboard.specs(window: 60)
+    let plot = Viewport.loadTestStandard
 
-    private func take(_ script: inout PointerScript, _ n: Int) -> [PointerStep] {
+    private func take(_ script: inout PointerScript, _ n: Int) -> [ClientMessage.PointerInput] {
         (0..<n).compactMap { _ in script.next() }
     }
 
@@ -89,10 +87,10 @@ final class PointerScriptTests: XCTestCase {
         XCTAssertTrue(script.finish().isEmpty, "finishing twice sends nothing more")
     }
 
-    func testCategoryCountUpdateRetargetsHover() {
-        var script = PointerScript(pattern: .hover, charts: [ChartTarget(id: "h", hover: true, drag: "none", tap: false)], driver: 0)
-        script.update(ChartTarget(id: "h", hover: true, drag: "none", tap: false, categories: 4))
-        let xs = take(&script, 4).map { category($0.x, of: 4) }
-        XCTAssertEqual(xs, [0, 1, 2, 3])
+    func testHoverAimsAtTheCentreOfEveryCategoryOfTheSpec() {
+        let spec = ChartSpec(id: "h", title: "h", mark: .bar, xKind: .category, series: ["s"], categories: ["a", "b", "c", "d"],
+                             interactions: Interactions(hover: true))
+        var script = PointerScript(pattern: .hover, charts: [spec], driver: 0)
+        XCTAssertEqual(take(&script, 4).map { category($0.x, of: 4) }, [0, 1, 2, 3])
     }
 }

@@ -1,16 +1,16 @@
+import ChartCastProtocol
 import XCTest
 @testable import LoadTesting
 
 final class SelectionDigestTests: XCTestCase {
-    private func digest(_ text: String) -> UInt64 { SelectionDigest.digest(MessageFields(Array(text.utf8))!) }
+    private func digest(_ text: String) -> UInt64 { SelectionDigest.digest(JSONMemberScanner(Array(text.utf8))!) }
 
     func testSameStateInSelectionAndSnapshotHasSameDigest() throws {
         let body = #""hovers":[{"by":"v2","x":"March"}],"scrub":null,"range":null,"pin":null"#
         let selection = #"{"type":"selection","chart":"sales","seq":14,"ref":"r-1","# + body + "}"
         let snapshot = Array((#"{"type":"snapshot","chart":"sales","seq":20,"series":[],"selection":{"# + body + "}}").utf8)
-        let outer = try XCTUnwrap(MessageFields(snapshot))
-        let inner = try XCTUnwrap(MessageFields(snapshot, range: try XCTUnwrap(outer.value("selection"))))
-        XCTAssertEqual(digest(selection), SelectionDigest.digest(inner))
+        let state = try XCTUnwrap(ServerMessageHeader(snapshot)?.selectionState)
+        XCTAssertEqual(digest(selection), SelectionDigest.digest(state))
     }
 
     func testRefAndSeqDoNotAffectTheDigestButStateDoes() {

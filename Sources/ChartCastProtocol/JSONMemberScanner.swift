@@ -1,11 +1,12 @@
 /// The top-level members of one JSON object, found without building a document tree.
 ///
 /// A headless viewer receives every selection the server fans out; at thousands of viewers the
-/// load tester must spend less time reading a message than the server spends sending it. So the
-/// hot path locates the few members it needs (`type`, `chart`, `seq`, `ref` and the selection
-/// body) as byte ranges and skips nested values by bracket depth, string escapes respected.
-/// Full parsing (`JSONReader`) is kept for rare messages (`welcome`, a driver's `snapshot`).
-public struct MessageFields {
+/// load tester must spend less time reading a message than the server spends sending it. So
+/// `ServerMessageHeader` locates the few members it needs (`type`, `chart`, `seq`, `ref` and the
+/// selection state) as byte ranges with this scanner, which skips nested values by bracket
+/// depth, string escapes respected. It does not validate what it skips: full decoding
+/// (`ServerMessage.decode`) is for rare messages (`welcome`, a driver's `snapshot`).
+public struct JSONMemberScanner {
     /// One member: the key's bytes (without quotes) and the raw value's bytes.
     public struct Member {
         public var key: Range<Int>

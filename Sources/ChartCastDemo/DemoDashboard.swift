@@ -2,6 +2,9 @@ import Foundation
 import ChartEngine
 
 /// The five charts `chartcast` serves by default, built from the seed articles' data.
+///
+/// Engine-only (no I/O), so the server, the engine's tests and the benchmarks build the demo
+/// from this one definition.
 public enum DemoDashboard {
     /// 2022-05-01T00:00:00Z in epoch milliseconds.
     public static let may1st2022: Double = 1_651_363_200_000
@@ -42,6 +45,22 @@ public enum DemoDashboard {
         ]
     }
 
+    /// The demo's stores in dashboard order, filled with their initial data exactly as the
+    /// server starts them (one generator, seed 1, shared in chart order).
+    public static func makeStores(window: Int) -> [ChartStore] {
+        var random = SplitMix64(seed: 1)
+        return specs(window: window).map { spec in
+            let store = ChartStore(spec: spec)
+            seed(store, random: &random)
+            return store
+        }
+    }
+
+    /// One demo store by id (`nil` for an unknown id), as `makeStores(window:)` builds it.
+    public static func store(_ id: String, window: Int = 60) -> ChartStore? {
+        makeStores(window: window).first { $0.spec.id == id }
+    }
+
     /// Fills a freshly created store with the chart's initial data.
     public static func seed(_ store: ChartStore, random: inout SplitMix64) {
         switch store.spec.id {
@@ -68,20 +87,21 @@ public enum DemoDashboard {
     }
 
     /// A deterministic daily calorie figure in 1800…2200.
-    static func calories(_ random: inout SplitMix64) -> Double {
+    public static func calories(_ random: inout SplitMix64) -> Double {
         Double(1800 + random.next(upperBound: 401))
     }
 
     /// A deterministic skin temperature in °C around 36.5, two decimals.
-    static func temperature(day: Int, random: inout SplitMix64) -> Double {
+    public static func temperature(day: Int, random: inout SplitMix64) -> Double {
         let wave = 0.35 * sin(Double(day) * 2 * Double.pi / 28)
         let noise = (Double(random.next(upperBound: 41)) - 20) / 100
         return ((36.5 + wave + noise) * 100).rounded() / 100
     }
 }
 
-/// A tiny deterministic generator (SplitMix64) so the demo data is the same on every run.
-public struct SplitMix64 {
+/// A tiny deterministic generator (SplitMix64) so the demo data is the same on every run, and
+/// property tests are reproducible.
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
 

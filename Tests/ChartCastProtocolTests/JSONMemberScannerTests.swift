@@ -1,9 +1,9 @@
 import XCTest
-@testable import LoadTesting
+@testable import ChartCastProtocol
 
-final class MessageFieldsTests: XCTestCase {
-    private func fields(_ text: String) -> MessageFields? { MessageFields(Array(text.utf8)) }
-    private func string(_ f: MessageFields, _ r: Range<Int>?) -> String? { r.map { String(decoding: f.bytes[$0], as: UTF8.self) } }
+final class JSONMemberScannerTests: XCTestCase {
+    private func fields(_ text: String) -> JSONMemberScanner? { JSONMemberScanner(Array(text.utf8)) }
+    private func string(_ f: JSONMemberScanner, _ r: Range<Int>?) -> String? { r.map { String(decoding: f.bytes[$0], as: UTF8.self) } }
 
     func testFindsTopLevelMembersAndSkipsNestedOnes() throws {
         let f = try XCTUnwrap(fields(#"{"type":"selection","chart":"sales","seq":14,"ref":"r-991","hovers":[{"by":"v2","x":"March","ref":"inner","values":[{"series":"Ice \"Cream\"","y":900}]}],"scrub":null}"#))
@@ -41,7 +41,7 @@ final class MessageFieldsTests: XCTestCase {
 
     func testScansANestedObjectByRange() throws {
         let outer = try XCTUnwrap(fields(#"{"type":"snapshot","selection":{"hovers":[],"pin":{"by":"v1"}}}"#))
-        let inner = try XCTUnwrap(MessageFields(outer.bytes, range: try XCTUnwrap(outer.value("selection"))))
+        let inner = try XCTUnwrap(JSONMemberScanner(outer.bytes, range: try XCTUnwrap(outer.value("selection"))))
         XCTAssertEqual(string(inner, inner.value("pin")), #"{"by":"v1"}"#)
         XCTAssertNil(inner.value("type"), "members outside the range are not seen")
     }

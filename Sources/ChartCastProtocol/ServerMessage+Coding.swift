@@ -1,0 +1,177 @@
+import ChartEngine
+
+extension ServerMessage {
+    /// The bytes of one text frame.
+    /// - Complexity: O(size of the message); a snapshot is O(points).
+    public func encode() -> [UInt8] {
+        var w: JSONWriter
+        switch self {
+        case .welcome(let m):
+            w = JSONWriter(capacity: 512 + 256 * m.charts.count)
+            w.beginObject()
+            w.key("type"); w.string("welcome")
+            w.key("protocol"); w.number(m.protocolVersion)
+            w.key("viewer"); w.string(m.viewer.id)
+            w.key("name"); w.string(m.viewer.name)
+            w.key("color"); w.string(m.viewer.color)
+            w.key("charts"); w.beginArray(); for spec in m.charts { spec.encode(into: &w) }; w.endArray()
+            w.key("limits"); m.limits.encode(into: &w)
+        case .snapshot(let m):
+            w = JSONWriter(capacity: 256 + m.series.reduce(0) { $0 + 24 * $1.points.count })
+            w.beginObject()
+            w.key("type"); w.string("snapshot")
+            w.key("chart"); w.string(m.chart)
+            w.key("seq"); w.number(m.seq)
+            w.key("x"); m.x.encode(into: &w)
+            w.key("y"); Self.encodeY(m.y, into: &w)
+            w.key("series"); w.beginArray()
+            for series in m.series {
+                w.beginObject()
+                w.key("name"); w.string(series.name)
+                w.key("points"); w.beginArray()
+                for point in series.points {
+                    w.beginArray(); w.xValue(point.x); w.number(point.y); w.endArray()
+                }
+                w.endArray()
+                w.endObject()
+            }
+            w.endArray()
+            w.key("selection"); m.selection.encode(into: &w)
+        case .append(let m):
+            w = JSONWriter(capacity: 128 + 64 * m.points.count)
+            w.beginObject()
+            w.key("type"); w.string("append")
+            w.key("chart"); w.string(m.chart)
+            w.key("seq"); w.number(m.seq)
+            w.key("points"); w.beginArray(); for point in m.points { point.encode(into: &w) }; w.endArray()
+            if let evictBefore = m.evictBefore { w.key("evictBefore"); w.number(evictBefore) }
+            if let x = m.x { w.key("x"); x.encode(into: &w) }
+            if let y = m.y { w.key("y"); Self.encodeY(y, into: &w) }
+        case .selection(let m):
+            w = JSONWriter(capacity: 512)
+            w.beginObject()
+            w.key("type"); w.string("selection")
+            w.key("chart"); w.string(m.chart)
+            w.key("seq"); w.number(m.seq)
+            if let ref = m.ref { w.key("ref"); w.string(ref) }
+            m.selection.encodeMembers(into: &w)
+        case .viewers(let m):
+            w = JSONWriter(capacity: 64 + 64 * m.viewers.count)
+            w.beginObject()
+            w.key("type"); w.string("viewers")
+            w.key("viewers"); w.beginArray()
+            for viewer in m.viewers {
+                w.beginObject()
+                w.key("id"); w.string(viewer.id)
+                w.key("name"); w.string(viewer.name)
+                w.key("color"); w.string(viewer.color)
+                w.endObject()
+            }
+            w.endArray()
+            if let total = m.total { w.key("total"); w.number(total) }
+        case .error(let e):
+            w = JSONWriter(capacity: 128)
+            w.beginObject()
+            w.key("type"); w.string("error")
+            w.key("code"); w.string(e.code.rawValue)
+            w.key("message"); w.string(e.message)
+            if let ref = e.ref { w.key("ref"); w.string(ref) }
+        }
+        w.endObject()
+        return w.bytes
+    }
+
+    private static func encodeY(_ y: ClosedRange<Double>, into w: inout JSONWriter) {
+        w.beginObject(); w.key("domain"); w.range(y); w.endObject()
+    }
+
+    /// Parses and validates one server message (clients: the load tester, the tests).
+    ///
+    /// Unknown members are ignored, as in every protocol v1 message.
+    /// - Throws: `ProtocolError` with `bad_json`, `unknown_type` or `bad_field` naming the field.
+    public static func decode(_ bytes: [UInt8]) throws -> ServerMessage {
+        let fields = FieldReader(json: try Envelope.parse(bytes), maxCoordinate: .infinity)
+        switch try Envelope.type(of: fields) {
+        case "welcome":
+            let version = try fields.integer("protocol")
+            let viewer = ViewerInfo(id: try fields.string("viewer"), name: try fields.string("name"),
+                                    color: try fields.string("color"))
+            return .welcome(Welcome(viewer: viewer, charts: try fields.objects("charts", ChartSpec.init(wire:)),
+                                    limits: try ProtocolLimits(wire: fields.nested("limits")), protocolVersion: version))
+        case "snapshot":
+            let series = try fields.objects("series") { s in
+                SeriesData(name: try s.string("name"), points: try Self.points(s))
+            }
+            return .snapshot(Snapshot(chart: try fields.string("chart"), seq: try fields.integer("seq"),
+                                      x: try XAxis(wire: fields.nested("x")), y: try fields.nested("y").range("domain"),
+                                      series: series, selection: try Selection(wire: fields.nested("selection"))))
+        case "append":
+            return .append(Append(chart: try fields.string("chart"), seq: try fields.integer("seq"),
+                                  points: try fields.objects("points", SeriesPoint.init(wire:)),
+                                  evictBefore: try fields.optionalNumber("evictBefore"),
+                                  x: fields.has("x") ? try XAxis(wire: fields.nested("x")) : nil,
+                                  y: fields.has("y") ? try fields.nested("y").range("domain") : nil))
+        case "selection":
+            return .selection(SelectionUpdate(chart: try fields.string("chart"), seq: try fields.integer("seq"),
+                                              ref: try fields.optionalString("ref"), selection: try Selection(wire: fields)))
+        case "viewers":
+            let viewers = try fields.objects("viewers") { v in
+                ViewerInfo(id: try v.string("id"), name: try v.string("name"), color: try v.string("color"))
+            }
+            return .viewers(ViewerList(viewers: viewers, total: fields.has("total") ? try fields.integer("total") : nil))
+        case "error":
+            let code = try fields.oneOf("code", ErrorCode.init(rawValue:), names: ErrorCode.allCases.map(\.rawValue))
+            return .error(ProtocolError(code, try fields.string("message"), ref: try fields.optionalString("ref")))
+        case let type:
+            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
+        }
+    }
+
+    /// A snapshot series' `points`: `[[x, y], …]`.
+    private static func points(_ s: FieldReader) throws -> [DataPoint] {
+        try s.array("points").enumerated().map { index, item in
+            let path = "\(s.path("points"))[\(index)]"
+            guard let pair = item.array, pair.count == 2, let y = pair[1].number, y.isFinite else {
+                throw ProtocolError(.badField, "field \"\(path)\" must be [x, y] with a finite y")
+            }
+            return DataPoint(x: try FieldReader.xValue(pair[0], path: path + "[0]"), y: y)
+        }
+    }
+}
+
+extension XAxis {
+    func encode(into w: inout JSONWriter) {
+        w.beginObject()
+        w.key("kind"); w.string(kind.wireName)
+        w.key("domain"); w.beginArray()
+        switch domain {
+        case .categories(let names): for name in names { w.string(name) }
+        case .numeric(let d0, let d1): w.number(d0); w.number(d1)
+        }
+        w.endArray()
+        w.endObject()
+    }
+
+    init(wire x: FieldReader) throws {
+        let kind = try x.oneOf("kind", XKind.init(wireName:), names: XKind.wireNames)
+        if kind == .category {
+            let items = try x.array("domain")
+            let names = items.compactMap(\.string)
+            guard names.count == items.count else { throw x.fail("domain", "must list category names") }
+            self.init(kind: kind, domain: .categories(names))
+        } else {
+            let range = try x.range("domain")
+            self.init(kind: kind, domain: .numeric(range.lowerBound, range.upperBound))
+        }
+    }
+}
+
+extension ProtocolLimits {
+    init(wire l: FieldReader) throws {
+        self.init(maxMessageBytes: try l.integer("maxMessageBytes"), maxNameLength: try l.integer("maxNameLength"),
+                  maxNameBytes: try l.integer("maxNameBytes"), maxRefLength: try l.integer("maxRefLength"),
+                  messagesPerSecond: try l.number("messagesPerSecond"), messageBurst: try l.number("messageBurst"),
+                  maxHovers: try l.integer("maxHovers"), maxRangeRows: try l.integer("maxRangeRows"),
+                  maxCoordinate: try l.number("maxCoordinate"))
+    }
+}

@@ -1,0 +1,59 @@
+/// The envelope of a server message read without decoding it: its type, chart, `seq`, `ref`,
+/// error code and where its selection state lies, as byte ranges into the message.
+///
+/// For clients that receive every broadcast (the load tester's thousands of viewers) and need
+/// only to time and compare them; `ServerMessage.decode` reads a message whole.
+/// - Complexity: O(bytes) with one small allocation (the member list).
+public struct ServerMessageHeader {
+    /// The wire names of the members that make up a chart's selection state, in a `selection`
+    /// message and in a snapshot's `selection` object alike (one encoder writes both, so equal
+    /// states are equal bytes).
+    public static let selectionStateMembers = ["hovers", "scrub", "range", "pin"]
+
+    /// The message kinds of protocol v1.
+    public enum Kind: Equatable, Sendable {
+        case welcome, snapshot, append, selection, viewers, error
+    }
+
+    /// The scanned top-level members.
+    public let fields: JSONMemberScanner
+    /// The message's kind; nil for a type this client does not know.
+    public let kind: Kind?
+
+    /// Scans `bytes`; nil when they are not a JSON object.
+    public init?(_ bytes: [UInt8]) {
+        guard let fields = JSONMemberScanner(bytes) else { return nil }
+        self.fields = fields
+        guard let type = fields.stringContent("type") else { kind = nil; return }
+        if fields.equals(type, "selection") { kind = .selection }
+        else if fields.equals(type, "append") { kind = .append }
+        else if fields.equals(type, "snapshot") { kind = .snapshot }
+        else if fields.equals(type, "viewers") { kind = .viewers }
+        else if fields.equals(type, "welcome") { kind = .welcome }
+        else if fields.equals(type, "error") { kind = .error }
+        else { kind = nil }
+    }
+
+    /// The message bytes.
+    public var bytes: [UInt8] { fields.bytes }
+    /// The chart id's bytes (unescaped ids only, as the server's are).
+    public var chart: Range<Int>? { fields.stringContent("chart") }
+    /// The chart's sequence number.
+    public var seq: Int? { fields.integer("seq") }
+    /// The echoed `ref`'s bytes.
+    public var ref: Range<Int>? { fields.stringContent("ref") }
+    /// An `error`'s code bytes.
+    public var errorCode: Range<Int>? { fields.stringContent("code") }
+
+    /// The object holding the selection state members: the message itself for `selection`, the
+    /// `selection` member of a `snapshot`; nil for other kinds.
+    public var selectionState: JSONMemberScanner? {
+        switch kind {
+        case .selection: return fields
+        case .snapshot:
+            guard let body = fields.value("selection") else { return nil }
+            return JSONMemberScanner(fields.bytes, range: body)
+        default: return nil
+        }
+    }
+}

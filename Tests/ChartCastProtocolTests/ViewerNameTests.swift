@@ -1,0 +1,35 @@
+import XCTest
+@testable import ChartCastProtocol
+
+/// The one rule for viewer names (mirrored by the page's `names.js`).
+final class ViewerNameTests: XCTestCase {
+    func testTrimsNormalisesAndStripsControlAndBidiCharacters() throws {
+        XCTAssertEqual(try ViewerName.normalise("  Ana \r\n"), "Ana")
+        XCTAssertEqual(try ViewerName.normalise("A\u{202E}na\u{2066}\u{0007}"), "Ana", "bidi overrides and controls removed")
+        XCTAssertEqual(try ViewerName.normalise("Ana\r\nINFO forged line"), "AnaINFO forged line", "no line breaks survive")
+        XCTAssertEqual(try ViewerName.normalise("\u{1B}[31mred"), "[31mred", "no ANSI escape reaches a terminal")
+        XCTAssertEqual(try ViewerName.normalise("Zoe\u{0308}").unicodeScalars.count, 3, "NFC: e + combining diaeresis is one scalar")
+        XCTAssertEqual(try ViewerName.normalise("\u{85}x\u{9F}"), "x", "C1 controls removed")
+    }
+
+    func testLimitsScalarsAndBytes() throws {
+        XCTAssertEqual(try ViewerName.normalise(String(repeating: "é", count: 40)).count, 40)
+        XCTAssertThrowsError(try ViewerName.normalise(String(repeating: "e", count: 41))) { error in
+            XCTAssertEqual((error as? ProtocolError)?.code, .badField)
+            XCTAssertTrue("\(error)".contains("40 characters"))
+        }
+        // 40 scalars but 160 bytes: four-byte emoji are allowed up to the byte limit.
+        XCTAssertEqual(try ViewerName.normalise(String(repeating: "🐙", count: 40)).utf8.count, 160)
+        // A name of combining marks: one grapheme, many scalars and bytes.
+        XCTAssertThrowsError(try ViewerName.normalise("a" + String(repeating: "\u{0301}\u{0302}", count: 30)))
+        let tight = ProtocolLimits(maxMessageBytes: 65_536, maxNameLength: 40, maxNameBytes: 10, maxRefLength: 64,
+                                   messagesPerSecond: 1, messageBurst: 1, maxHovers: 8, maxRangeRows: 500, maxCoordinate: 1)
+        XCTAssertThrowsError(try ViewerName.normalise("ééééééé", limits: tight)) { error in
+            XCTAssertTrue("\(error)".contains("10 bytes"), "\(error)")
+        }
+    }
+
+    func testRefusesWhatIsEmptyAfterCleaning() {
+        XCTAssertThrowsError(try ViewerName.normalise("\u{202E}\r\n \t"))
+    }
+}
