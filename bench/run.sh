@@ -9,7 +9,7 @@
 # when taskset exists and there are two cores.
 #
 # Environment: DURATION (s, default 10), STALL_DURATION (s, default 30), SCENARIOS (default
-# "n100 n1000 n5000 range1000 stall1000 hold10k"), BIN (directory holding release chartcast
+# "n100 n1000 n5000 range1000 stall1000 hold10k leave5000"), BIN (directory holding release chartcast
 # and chartcast-load; built when unset), MIRROR_SERVER (default
 # /usr/bin/libwebsockets-test-server), PATTERN (default hover).
 set -euo pipefail
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 DURATION=${DURATION:-10}
-SCENARIOS=${SCENARIOS:-"n100 n1000 n5000 range1000 stall1000 hold10k"}
+SCENARIOS=${SCENARIOS:-"n100 n1000 n5000 range1000 stall1000 hold10k leave5000"}
 STALL_DURATION=${STALL_DURATION:-30}
 MIRROR_SERVER=${MIRROR_SERVER:-/usr/bin/libwebsockets-test-server}
 PATTERN=${PATTERN:-hover}
@@ -92,6 +92,8 @@ params() {
         range1000) echo "1000 1 60 1 0 $STALL_DURATION range" ;;
         stall1000) echo "1000 1 60 1 1 $STALL_DURATION range" ;;
         hold10k)   echo "10000 1 1 6 0 5 $PATTERN" ;;
+        # A crowd arrives over 3 s, idles, then leaves at once: CPU per departure vs per arrival.
+        leave5000) echo "5000 1 1 3 0 2 $PATTERN" ;;
         *) echo "bench: unknown scenario $1" >&2; return 1 ;;
     esac
 }

@@ -76,6 +76,7 @@ final class ChartChannel {
     }
 
     /// Category charts: sets one value and logs the `append`. Returns whether the selection changed too.
+    @discardableResult
     func setCategoryValue(_ y: Double, series: Int, category: Int, now: UInt64) -> Bool {
         store.setValue(y, series: series, category: category)
         logAppend([SeriesPoint(series: spec.series[series], x: .category(spec.categories[category]), y: y)],
@@ -87,6 +88,7 @@ final class ChartChannel {
 
     /// Time/linear charts: upserts one row, evicts beyond the window and logs the `append`.
     /// Returns whether the selection changed too (a range recomputed, a pin evicted…).
+    @discardableResult
     func upsert(x: Double, values: [Double?], now: UInt64) -> Bool {
         let change = store.upsert(x: x, values: values)
         var points: [SeriesPoint] = []

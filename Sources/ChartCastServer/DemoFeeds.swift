@@ -13,41 +13,38 @@ struct DemoFeeds {
 
     init(seed: UInt64 = 2022) { random = SplitMix64(seed: seed) }
 
-    /// Advances every live chart by one step. Returns the charts whose selection changed as well.
-    mutating func tick(_ channels: [ChartChannel], now: UInt64) -> [ChartChannel] {
-        var selectionChanged: [ChartChannel] = []
+    /// Advances every live chart by one step. A selection that the new data changes (a range
+    /// recomputed, a pin evicted) is re-encoded by its channel; the caller wakes the viewers.
+    mutating func tick(_ channels: [ChartChannel], now: UInt64) {
         for channel in channels {
-            let changed: Bool
             switch channel.spec.id {
-            case "workouts": changed = walk(channel, step: 8, range: 5...90, now: now)
-            case "expenses": changed = walk(channel, step: 45, range: 100...700, now: now)
+            case "workouts": walk(channel, step: 8, range: 5...90, now: now)
+            case "expenses": walk(channel, step: 45, range: 100...700, now: now)
             case "intake":
-                changed = appendNext(channel, spacing: 2 * DemoDashboard.dayMs, value: DemoDashboard.calories(&random), now: now)
+                appendNext(channel, spacing: 2 * DemoDashboard.dayMs, value: DemoDashboard.calories(&random), now: now)
             case "temperature":
                 let value = DemoDashboard.temperature(day: temperatureDay, random: &random)
                 temperatureDay += 1
-                changed = appendNext(channel, spacing: DemoDashboard.dayMs, value: value, now: now)
+                appendNext(channel, spacing: DemoDashboard.dayMs, value: value, now: now)
             default: continue
             }
-            if changed { selectionChanged.append(channel) }
         }
-        return selectionChanged
     }
 
     /// Moves the last category's value by a random step, kept inside `range`.
-    private mutating func walk(_ channel: ChartChannel, step: Int, range: ClosedRange<Double>, now: UInt64) -> Bool {
+    private mutating func walk(_ channel: ChartChannel, step: Int, range: ClosedRange<Double>, now: UInt64) {
         let last = channel.store.count - 1
-        guard last >= 0 else { return false }
+        guard last >= 0 else { return }
         let current = channel.store.y(series: 0, at: last) ?? range.lowerBound
         let delta = Double(random.next(upperBound: 2 * step + 1) - step)
         let next = min(range.upperBound, max(range.lowerBound, current + delta))
-        return channel.setCategoryValue(next, series: 0, category: last, now: now)
+        channel.setCategoryValue(next, series: 0, category: last, now: now)
     }
 
     /// Appends one point `spacing` after the chart's last x.
-    private func appendNext(_ channel: ChartChannel, spacing: Double, value: Double, now: UInt64) -> Bool {
+    private func appendNext(_ channel: ChartChannel, spacing: Double, value: Double, now: UInt64) {
         let count = channel.store.count
         let x = count > 0 ? channel.store.xNumber(at: count - 1) + spacing : DemoDashboard.may1st2022
-        return channel.upsert(x: x, values: [value], now: now)
+        channel.upsert(x: x, values: [value], now: now)
     }
 }

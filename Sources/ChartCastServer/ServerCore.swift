@@ -54,7 +54,7 @@ final class ServerCore {
 
     /// One demo feed step: appends and category updates for every live chart.
     func tick() {
-        _ = feeds.tick(channels, now: ServerCore.now())
+        feeds.tick(channels, now: ServerCore.now())
         wakeAll()
     }
 

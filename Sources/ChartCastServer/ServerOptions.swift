@@ -133,8 +133,9 @@ extension ServerOptions {
         return .run(options)
     }
 
-    /// The default page directory: `web/` beside the executable (or up to three levels above it,
-    /// which covers `.build/<config>/chartcast` in a checkout), else `web/` in the working directory.
+    /// The default page directory: `web/` in the executable's directory or one of the four
+    /// above it (which covers `.build/<triple>/<config>/chartcast` in a checkout), else `web/` in
+    /// the working directory.
     public static func defaultWebRoot(executablePath: String, workingDirectory: String) -> String? {
         let fileManager = FileManager.default
         var directory = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()

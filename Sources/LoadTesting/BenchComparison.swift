@@ -8,8 +8,10 @@ import ChartCastProtocol
 /// `n100` (p99 ≤ mirror + 1 ms), `n1000` (p99 ≤ 10 ms), `n5000` (p99 ≤ 50 ms, converged),
 /// `stall1000` (p99 less than 10 % above that of `range1000` — the same load without the stalled
 /// viewer — or of `n1000`, bounded memory, converged), `hold10k` (every connection held).
+/// `leave5000` (5,000 viewers leave at once: server CPU per departure ≤ per arrival).
 /// Every scenario with a mirror run also checks CPU per frame (≤ 1.0×) and, from 1000 viewers
-/// up, RSS per idle viewer (≤ 1.5×).
+/// up, RSS per idle viewer (≤ 1.5×). Every scenario reports the server's CPU per arrival and
+/// per departure.
 public struct BenchComparison {
     /// One scenario's pair of reports.
     public struct Scenario {
@@ -39,7 +41,7 @@ public struct BenchComparison {
     public private(set) var rows: [Row] = []
 
     /// Scenario order in the table.
-    static let order = ["n100", "n1000", "n5000", "range1000", "stall1000", "hold10k"]
+    static let order = ["n100", "n1000", "n5000", "range1000", "stall1000", "hold10k", "leave5000"]
 
     public init(scenarios: [Scenario]) {
         self.scenarios = scenarios.sorted {
@@ -115,6 +117,17 @@ public struct BenchComparison {
             }
         }
         row("server CPU while driving (%)", ["server", "driveCPUPercent"])
+        row("server CPU / arrival (µs)", ["server", "arrivalCPUMicrosPerViewer"])
+        if s.name == "leave5000" {
+            let arrival = number(c, "server", "arrivalCPUMicrosPerViewer")
+            row("server CPU / departure (µs)", ["server", "departureCPUMicrosPerViewer"],
+                target: arrival.map { "≤ per arrival (\(Format.fixed($0, 0)))" } ?? "≤ per arrival") { a, _ in
+                arrival.map { a <= $0 } ?? false
+            }
+        } else {
+            row("server CPU / departure (µs)", ["server", "departureCPUMicrosPerViewer"])
+        }
+        row("departures done after (s)", ["server", "departureSeconds"])
         row("server peak RSS (MiB)", ["server", "peakRSS"])
         if let i = rows.indices.last { rows[i].chartcast = rows[i].chartcast.map { $0 / 1_048_576 }; rows[i].mirror = rows[i].mirror.map { $0 / 1_048_576 } }
         let convC = c["convergence"]?["converged"]?.bool

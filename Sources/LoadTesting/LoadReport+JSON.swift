@@ -62,6 +62,11 @@ extension LoadReport {
             w.key("driveCPUSeconds"); w.number(server.driveCPUSeconds)
             w.key("driveCPUPercent"); w.number(server.driveCPUPercent)
             w.key("cpuMicrosPerFrame"); w.number(server.cpuMicrosPerFrame)
+            w.key("arrivalCPUSeconds"); w.number(server.arrivalCPUSeconds)
+            w.key("arrivalCPUMicrosPerViewer"); w.number(server.arrivalCPUMicrosPerViewer)
+            w.key("departureCPUSeconds"); w.number(server.departureCPUSeconds)
+            w.key("departureCPUMicrosPerViewer"); w.number(server.departureCPUMicrosPerViewer)
+            w.key("departureSeconds"); w.number(server.departureSeconds)
             w.endObject()
         } else {
             w.null()

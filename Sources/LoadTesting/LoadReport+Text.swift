@@ -29,6 +29,12 @@ extension LoadReport {
             row("server pid", "\(server.pid)")
             row("server RSS", "baseline \(Format.bytes(server.baselineRSS))  idle \(Format.bytes(server.idleRSS))  peak \(Format.bytes(server.peakRSS))  per idle viewer \(Format.bytes(Int(server.rssPerIdleViewer)))")
             row("server CPU (drive)", "\(Format.fixed(server.driveCPUSeconds, 2)) s = \(Format.fixed(server.driveCPUPercent, 1)) %  \(Format.fixed(server.cpuMicrosPerFrame, 2)) µs/frame over \(driveFrames) frames")
+            row("server CPU (arrivals)", "\(Format.fixed(server.arrivalCPUSeconds, 2)) s = \(Format.fixed(server.arrivalCPUMicrosPerViewer, 0)) µs per viewer")
+            if let cpu = server.departureCPUSeconds, let perViewer = server.departureCPUMicrosPerViewer, let wall = server.departureSeconds {
+                row("server CPU (departures)", "\(Format.fixed(cpu, 2)) s = \(Format.fixed(perViewer, 0)) µs per viewer, all gone after \(Format.fixed(wall, 2)) s")
+            } else {
+                row("server CPU (departures)", "not measured (the server still held connections after 30 s)")
+            }
         } else {
             row("server", "not local or not found (pass --server-pid)")
         }

@@ -34,6 +34,24 @@ public struct LoadReport: Sendable {
         public var cpuMicrosPerFrame: Double
         /// (idle − baseline) RSS per connection, in bytes.
         public var rssPerIdleViewer: Double
+        /// CPU seconds the server used from the first connection attempt until every
+        /// connection was ready (handshakes, welcomes, snapshots, viewer lists).
+        public var arrivalCPUSeconds: Double = 0
+        /// CPU seconds the server used from the moment every connection was closed at once until
+        /// it had closed their sockets; nil when the departures were not seen to finish.
+        public var departureCPUSeconds: Double?
+        /// Wall seconds from closing every connection until the server held no more of them.
+        public var departureSeconds: Double?
+        /// Connections that arrived and left (the denominators of the per-viewer figures).
+        public var connections: Int = 0
+
+        /// Server CPU per arrival, in µs.
+        public var arrivalCPUMicrosPerViewer: Double { connections > 0 ? arrivalCPUSeconds * 1e6 / Double(connections) : 0 }
+        /// Server CPU per departure, in µs; nil when not measured.
+        public var departureCPUMicrosPerViewer: Double? {
+            guard let departureCPUSeconds, connections > 0 else { return nil }
+            return departureCPUSeconds * 1e6 / Double(connections)
+        }
     }
 
     public var options: LoadOptions

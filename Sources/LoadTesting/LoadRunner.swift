@@ -32,6 +32,7 @@ public final class LoadRunner {
         FileLimit.raise(to: options.connectionCount + 512)
         let server = locateServer()
         let baseline = server?.sample()
+        let baselineSockets = server?.openSockets()
         var peakRSS = baseline?.rssBytes ?? 0
         let context = try WebSocketClientContext()
         self.context = context
@@ -55,6 +56,7 @@ public final class LoadRunner {
             }
         }
         onService { self.timers.forEach { $0.cancel() }; self.timers = [] }
+        let arrived = server?.sample()
         let connectCounters = onService { self.recorder.counters }
         let connectTimes = onService { self.recorder.connectTimes }
 
@@ -116,12 +118,15 @@ public final class LoadRunner {
             if MonotonicClock.seconds(since: driveEnd.1) > options.settleTimeout { break }
         }
         peakRSS = max(peakRSS, server?.sample()?.rssBytes ?? 0)
+        // Departure: every connection closes at once; the server's CPU is measured until it
+        // holds none of them any more.
+        let leaving = server?.sample()
         let final = onService { () -> (LoadCounters, LatencyHistogram, [String]) in
             for client in self.clients { client.isClosing = true; client.connection?.close(code: 1000) }
             let stalled = self.clients.filter { $0.role == .stalledViewer }.compactMap { $0.viewerID }
             return (self.recorder.counters, self.recorder.fanout, stalled)
         }
-        MonotonicClock.sleep(0.1)
+        let departure = waitForDepartures(server, baselineSockets: baselineSockets, from: leaving)
 
         let connectSeconds = Double(connectCounters.lastConnectedAt &- connectCounters.firstAttemptAt) / 1e9
         let driveSeconds = Double(driveEnd.1 &- driveStart.1) / 1e9
@@ -133,7 +138,10 @@ public final class LoadRunner {
                 pid: server.pid, baselineRSS: baseline.rssBytes, idleRSS: idle.rssBytes, peakRSS: peakRSS,
                 driveCPUSeconds: cpu, driveCPUPercent: driveSeconds > 0 ? 100 * cpu / driveSeconds : 0,
                 cpuMicrosPerFrame: driveFrames > 0 ? cpu * 1e6 / Double(driveFrames) : 0,
-                rssPerIdleViewer: Double(idle.rssBytes - baseline.rssBytes) / Double(max(1, connectCounters.connected)))
+                rssPerIdleViewer: Double(idle.rssBytes - baseline.rssBytes) / Double(max(1, connectCounters.connected)),
+                arrivalCPUSeconds: (arrived?.cpuSeconds ?? baseline.cpuSeconds) - baseline.cpuSeconds,
+                departureCPUSeconds: departure?.cpuSeconds, departureSeconds: departure?.seconds,
+                connections: connectCounters.connected)
         }
         return LoadReport(
             options: options, counters: final.0, connect: .init(connectTimes),
@@ -226,6 +234,22 @@ public final class LoadRunner {
         }
         done.wait()
         return result!
+    }
+
+    /// Polls the server until it holds no more sockets than before the run (30 s at most) and
+    /// returns the CPU and wall seconds it spent since `start`; nil when that is not known.
+    private func waitForDepartures(_ server: ServerProcess?, baselineSockets: Int?, from start: ServerProcess.Sample?)
+        -> (cpuSeconds: Double, seconds: Double)? {
+        guard let server, let baselineSockets, let start else { MonotonicClock.sleep(0.1); return nil }
+        while MonotonicClock.seconds(since: start.at) < 30 {
+            guard let sockets = server.openSockets() else { return nil }
+            if sockets <= baselineSockets {
+                guard let end = server.sample() else { return nil }
+                return (end.cpuSeconds - start.cpuSeconds, Double(end.at &- start.at) / 1e9)
+            }
+            MonotonicClock.sleep(0.01)
+        }
+        return nil
     }
 
     private func locateServer() -> ServerProcess? {

@@ -74,6 +74,22 @@ public struct ServerProcess: Sendable, Equatable {
         return Sample(rssBytes: rss, cpuSeconds: (utime + stime) / ticks, at: MonotonicClock.now())
     }
 
+    /// How many sockets the process holds open now (listeners included); nil once it has exited.
+    /// - Complexity: O(open files).
+    public func openSockets() -> Int? {
+        guard let fds = opendir("/proc/\(pid)/fd") else { return nil }
+        defer { closedir(fds) }
+        var count = 0
+        var buffer = [CChar](repeating: 0, count: 64)
+        while let fd = readdir(fds) {
+            let name = withUnsafeBytes(of: fd.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            guard name.first?.isNumber == true else { continue }
+            let n = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count - 1)
+            if n > 7, buffer.prefix(7).map({ UInt8(bitPattern: $0) }).elementsEqual("socket:".utf8) { count += 1 }
+        }
+        return count
+    }
+
     /// This process's own CPU seconds (user + system), to show the load tester is not the limit.
     public static func ownCPUSeconds() -> Double {
         var usage = rusage()

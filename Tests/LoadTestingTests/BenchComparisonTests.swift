@@ -94,4 +94,20 @@ final class BenchComparisonTests: XCTestCase {
         XCTAssertEqual(doc["rows"]?.array?.count, c.rows.count)
         XCTAssertEqual(doc["scenarios"]?["n100"]?["mirror"]?["viewers"]?.number, 100)
     }
+
+    func testLeavingCrowdIsComparedWithItsArrival() {
+        func leave(arrival: Double, departure: Double) -> JSONValue {
+            guard case .object(var members) = report(viewers: 5000, p99: 1) else { return .null }
+            members.removeAll { $0.0 == "server" }
+            members.append(("server", .object([("arrivalCPUMicrosPerViewer", .number(arrival)),
+                                               ("departureCPUMicrosPerViewer", .number(departure)),
+                                               ("departureSeconds", .number(0.4))])))
+            return .object(members)
+        }
+        let cheap = BenchComparison(scenarios: [.init(name: "leave5000", chartcast: leave(arrival: 900, departure: 120), mirror: nil)])
+        XCTAssertEqual(row(cheap, "leave5000", "server CPU / departure")?.met, true)
+        XCTAssertEqual(row(cheap, "leave5000", "server CPU / arrival")?.chartcast, 900)
+        let quadratic = BenchComparison(scenarios: [.init(name: "leave5000", chartcast: leave(arrival: 900, departure: 4000), mirror: nil)])
+        XCTAssertEqual(row(quadratic, "leave5000", "server CPU / departure")?.met, false)
+    }
 }

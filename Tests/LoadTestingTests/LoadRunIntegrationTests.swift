@@ -46,6 +46,18 @@ final class LoadRunIntegrationTests: XCTestCase {
         }
     }
 
+    func testArrivalsAndDeparturesAreMeasuredOnTheServer() throws {
+        let report = try LoadRunner(options: options(viewers: 100, drivers: 1, rate: 10, duration: 0.5, pattern: .hover)).run()
+        assertHealthy(report, "arrive and leave")
+        let server = try XCTUnwrap(report.server, "the in-process server is found by its port")
+        XCTAssertEqual(server.connections, 101)
+        XCTAssertGreaterThan(server.arrivalCPUSeconds, 0)
+        let departure = try XCTUnwrap(server.departureSeconds, "every socket closed after the crowd left")
+        XCTAssertLessThan(departure, 30)
+        XCTAssertNotNil(server.departureCPUMicrosPerViewer)
+        XCTAssertTrue(report.table.contains("server CPU (departures)"))
+    }
+
     func testStalledViewerCostsBoundedMemoryAndConvergesAfterResuming() throws {
         var options = options(viewers: 40, drivers: 2, rate: 60, duration: 3, pattern: .range)
         options.stalledViewers = 1
