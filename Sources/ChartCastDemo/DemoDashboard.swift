@@ -27,21 +27,19 @@ public enum DemoDashboard {
         [
             ChartSpec(id: "workouts", title: "Walking minutes", mark: .bar, xKind: .category, xLabel: "Day",
                       yLabel: "Minutes", series: ["Minutes"], categories: weekdays,
-                      interactions: Interactions(hover: false, drag: .scrub, tap: false), window: nil, xPadding: 0),
+                      interactions: Interactions(hover: false, drag: .scrub, tap: false)),
             ChartSpec(id: "intake", title: "Calories eaten", mark: .bar, xKind: .time, xLabel: "Date",
                       yLabel: "Calories", series: ["Calories"], categories: [],
-                      interactions: Interactions(hover: false, drag: .range, tap: false), window: window,
-                      xPadding: dayMs / 2),
+                      interactions: Interactions(hover: false, drag: .range, tap: false), window: window),
             ChartSpec(id: "expenses", title: "Monthly expenses", mark: .bar, xKind: .category, xLabel: "Month",
                       yLabel: "Expense", series: ["Expense"], categories: months,
-                      interactions: Interactions(hover: false, drag: .scrub, tap: false), window: nil, xPadding: 0),
+                      interactions: Interactions(hover: false, drag: .scrub, tap: false)),
             ChartSpec(id: "sales", title: "Product sales in 2022", mark: .bar, xKind: .category, xLabel: "Month",
                       yLabel: "Sales", series: sales.map(\.0), categories: monthNames,
-                      interactions: Interactions(hover: true, drag: .none, tap: false), window: nil, xPadding: 0),
+                      interactions: Interactions(hover: true, drag: .none, tap: false)),
             ChartSpec(id: "temperature", title: "Skin temperature", mark: .line, xKind: .time, xLabel: "Date",
                       yLabel: "Temperature (°C)", series: ["Temperature"], categories: [],
-                      interactions: Interactions(hover: false, drag: .range, tap: true), window: window,
-                      xPadding: dayMs / 2),
+                      interactions: Interactions(hover: false, drag: .range, tap: true), window: window),
         ]
     }
 

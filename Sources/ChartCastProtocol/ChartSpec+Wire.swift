@@ -1,10 +1,9 @@
 import ChartEngine
 
 extension ChartSpec {
-    /// Writes the spec as protocol v1 describes a chart (`welcome.charts[]`, `GET /api/charts`).
-    ///
-    /// `xPadding` is the server's domain policy, not part of the description: it reaches viewers
-    /// through the `x.domain` of snapshots and appends.
+    /// Writes the spec as the data API's one chart schema describes it (dashboard files,
+    /// `GET /api/charts`, `welcome.charts[]`): every field, defaults spelled out, so that what is
+    /// written parses back to the same spec.
     public func encode(into w: inout JSONWriter) {
         w.beginObject()
         w.key("id"); w.string(id)
@@ -25,7 +24,8 @@ extension ChartSpec {
         w.key("drag"); w.string(interactions.drag.wireName)
         w.key("tap"); w.bool(interactions.tap)
         w.endObject()
-        if let window { w.key("window"); w.number(window) }
+        if xKind != .category, let window { w.key("window"); w.number(window) }
+        w.key("retention"); w.string(RetentionText.format(retentionSeconds))
         w.endObject()
     }
 
@@ -34,26 +34,6 @@ extension ChartSpec {
         var w = JSONWriter(capacity: 256)
         encode(into: &w)
         return w.bytes
-    }
-
-    /// Reads a spec as `encode(into:)` writes it. Errors name the field by its path.
-    init(wire fields: FieldReader) throws {
-        let x = try fields.nested("x")
-        let y = try fields.nested("y")
-        let interactions = try fields.nested("interactions")
-        self.init(
-            id: try fields.string("id"), title: try fields.string("title"),
-            mark: try fields.oneOf("mark", Mark.init(wireName:), names: Mark.wireNames),
-            xKind: try x.oneOf("kind", XKind.init(wireName:), names: XKind.wireNames),
-            xLabel: try x.optionalString("label") ?? "", yLabel: try y.optionalString("label") ?? "",
-            series: try fields.strings("series"),
-            categories: x.has("categories") ? try x.strings("categories") : [],
-            interactions: Interactions(
-                hover: try interactions.bool("hover"),
-                drag: try interactions.oneOf("drag", DragInteraction.init(wireName:), names: DragInteraction.wireNames),
-                tap: try interactions.bool("tap")),
-            window: fields.has("window") ? try fields.integer("window", in: 1...Int(Int32.max)) : nil,
-            fixedYDomain: y.has("domain") ? try y.range("domain") : nil)
     }
 }
 
@@ -110,10 +90,8 @@ extension FieldReader {
     func objects<T>(_ name: String, _ read: (FieldReader) throws -> T) throws -> [T] {
         try array(name).enumerated().map { index, item in
             let itemPath = "\(path(name))[\(index)]"
-            guard item.object != nil else {
-                throw ProtocolError(.badField, "field \"\(itemPath)\" must be an object, got \(item.typeName)")
-            }
-            return try read(FieldReader(json: item, prefix: itemPath + ".", maxCoordinate: maxCoordinate))
+            guard item.object != nil else { throw Self.fail(path: itemPath, "must be an object, got \(item.typeName)", style: style) }
+            return try read(reader(for: item, path: itemPath))
         }
     }
 }
@@ -128,9 +106,9 @@ extension ChartSpec {
         return w.bytes
     }
 
-    /// Reads a `{"charts":[…]}` body.
-    /// - Throws: `ProtocolError` (`bad_json`, `bad_field` naming `charts[i].field`).
+    /// Reads a `{"charts":[…]}` body, each spec checked against the schema.
+    /// - Throws: `ProtocolError` (`bad_json`; `bad_field` naming `charts[i].field`).
     public static func decodeList(_ bytes: [UInt8]) throws -> [ChartSpec] {
-        try FieldReader(json: try Envelope.parse(bytes)).objects("charts", ChartSpec.init(wire:))
+        try FieldReader(json: try Envelope.parse(bytes), style: .path).objects("charts", ChartSpec.init(wire:))
     }
 }

@@ -1,29 +1,52 @@
 /// Typed access to one JSON object's members, with `bad_field` errors that name the field by its
 /// path (`plot.width`, `charts[2].mark`).
 ///
-/// Shared by every decoder in this module, client and server messages alike.
+/// Shared by every decoder in this module, client and server messages and chart specs alike.
 struct FieldReader {
+    /// How errors are worded.
+    enum Style {
+        /// Protocol messages: `field "plot.width" must be positive`.
+        case field
+        /// Chart specs and dashboards, as the data API documents them:
+        /// `charts[2].mark: "pie" is not one of bar, line, point, area`.
+        case path
+    }
+
     let json: JSONValue
     /// Path of this object inside the message, with a trailing dot (`"plot."`), or empty.
     var prefix = ""
     /// Largest accepted coordinate magnitude (`ProtocolLimits.maxCoordinate`).
     var maxCoordinate = ProtocolLimits.v1.maxCoordinate
+    var style = Style.field
 
-    init(json: JSONValue, prefix: String = "", maxCoordinate: Double = ProtocolLimits.v1.maxCoordinate) {
+    init(json: JSONValue, prefix: String = "", maxCoordinate: Double = ProtocolLimits.v1.maxCoordinate, style: Style = .field) {
         self.json = json
         self.prefix = prefix
         self.maxCoordinate = maxCoordinate
+        self.style = style
     }
 
     /// A reader for the object member `name`, its errors prefixed with its path.
     func nested(_ name: String) throws -> FieldReader {
-        FieldReader(json: try object(name), prefix: "\(prefix)\(name).", maxCoordinate: maxCoordinate)
+        FieldReader(json: try object(name), prefix: "\(prefix)\(name).", maxCoordinate: maxCoordinate, style: style)
+    }
+
+    /// A reader for the value at `path` (an array element), whatever its members.
+    func reader(for value: JSONValue, path itemPath: String) -> FieldReader {
+        FieldReader(json: value, prefix: itemPath + ".", maxCoordinate: maxCoordinate, style: style)
     }
 
     func path(_ name: String) -> String { "\(prefix)\(name)" }
 
     func fail(_ name: String, _ problem: String) -> ProtocolError {
-        ProtocolError(.badField, "field \"\(path(name))\" \(problem)")
+        Self.fail(path: path(name), problem, style: style)
+    }
+
+    static func fail(path: String, _ problem: String, style: Style) -> ProtocolError {
+        switch style {
+        case .field: return ProtocolError(.badField, "field \"\(path)\" \(problem)")
+        case .path: return ProtocolError(.badField, "\(path): \(problem)")
+        }
     }
 
     func has(_ name: String) -> Bool {
@@ -33,7 +56,10 @@ struct FieldReader {
 
     func required(_ name: String) throws -> JSONValue {
         guard let value = json[name], !value.isNull else {
-            throw ProtocolError(.badField, "missing field \"\(path(name))\"")
+            switch style {
+            case .field: throw ProtocolError(.badField, "missing field \"\(path(name))\"")
+            case .path: throw ProtocolError(.badField, "\(path(name)): is required")
+            }
         }
         return value
     }
@@ -107,7 +133,10 @@ struct FieldReader {
     func oneOf<T>(_ name: String, _ parse: (String) -> T?, names: [String]) throws -> T {
         let text = try string(name)
         guard let value = parse(text) else {
-            throw fail(name, "must be one of \(names.joined(separator: ", ")), got \"\(text.prefix(32))\"")
+            switch style {
+            case .field: throw fail(name, "must be one of \(names.joined(separator: ", ")), got \"\(text.prefix(32))\"")
+            case .path: throw fail(name, "\"\(text.prefix(32))\" is not one of \(names.joined(separator: ", "))")
+            }
         }
         return value
     }

@@ -40,9 +40,10 @@ extension Mark: WireNamed {
         case .bar: return "bar"
         case .line: return "line"
         case .point: return "point"
+        case .area: return "area"
         }
     }
-    public static let wireCases: [Mark] = [.bar, .line, .point]
+    public static let wireCases: [Mark] = [.bar, .line, .point, .area]
 }
 
 extension DragInteraction: WireNamed {

@@ -8,9 +8,10 @@ public enum XKind: Sendable {
     case linear
 }
 
-/// How a chart's points are drawn. Bars of several series stand side by side within a category.
+/// How a chart's points are drawn. Bars of several series stand side by side within a category;
+/// an area is a line filled down to the y domain's floor (or 0 when inside it).
 public enum Mark: Sendable {
-    case bar, line, point
+    case bar, line, point, area
 }
 
 /// What a press that becomes a drag does on a chart.
@@ -64,9 +65,17 @@ public struct ChartSpec: Equatable, Sendable {
     public var window: Int?
     /// A fixed y domain; `nil` lets the data decide (see `ChartStore.yDomain`).
     public var fixedYDomain: ClosedRange<Double>?
-    /// Time/linear charts: added to each side of the data's x extent to form the x domain
-    /// (e.g. half a day, `43_200_000` ms, so that daily bars are not cut in half).
-    public var xPadding: Double
+    /// How long stored history is kept, in seconds; 0 keeps none.
+    public var retentionSeconds: Int
+
+    /// Most series one chart may have; data naming more is refused.
+    public static let maxSeries = 32
+    /// Largest rolling window.
+    public static let maxWindow = 1_000_000
+    /// The window of time/linear charts that do not set one.
+    public static let defaultWindow = 1000
+    /// The retention of charts that do not set one: 7 days.
+    public static let defaultRetentionSeconds = 7 * 86_400
 
     /// Creates a chart description.
     public init(
@@ -81,7 +90,7 @@ public struct ChartSpec: Equatable, Sendable {
         interactions: Interactions = Interactions(),
         window: Int? = nil,
         fixedYDomain: ClosedRange<Double>? = nil,
-        xPadding: Double = 0
+        retentionSeconds: Int = 0
     ) {
         self.id = id
         self.title = title
@@ -94,7 +103,14 @@ public struct ChartSpec: Equatable, Sendable {
         self.interactions = interactions
         self.window = window
         self.fixedYDomain = fixedYDomain
-        self.xPadding = xPadding
+        self.retentionSeconds = retentionSeconds
+    }
+
+    /// The interactions of a chart that does not list its own: hover everywhere, a range drag and
+    /// pin taps on time/linear charts, a scrub on category charts.
+    public static func defaultInteractions(for kind: XKind) -> Interactions {
+        kind == .category ? Interactions(hover: true, drag: .scrub, tap: false)
+                          : Interactions(hover: true, drag: .range, tap: true)
     }
 }
 

@@ -57,18 +57,22 @@ extension ChartStore {
 
     /// The x domain both server and page map pointer fractions through.
     ///
-    /// Category charts: `(0, count)`. Time/linear: `(first − xPadding, last + xPadding)`; when
-    /// that is empty or degenerate it is widened to half a day (time) or 0.5 (linear) each side
-    /// of the point, and an empty store gives `(0, 1)`.
+    /// Category charts: `(0, count)`. Time/linear: the data's extent, extended on each side by
+    /// half the mean spacing between points, so that marks at either end (bars, line markers)
+    /// are drawn whole; a single point gets half a day (time) or 0.5 (linear) each side, and an
+    /// empty store `(0, 1)`.
+    /// - Complexity: O(1).
     public var xDomain: (Double, Double) {
         let ring = self.ring
         if spec.xKind == .category { return (0, Double(ring.count)) }
         guard ring.count > 0 else { return (0, 1) }
-        let lo = ring.x(0) - spec.xPadding, hi = ring.x(ring.count - 1) + spec.xPadding
-        if hi > lo { return (lo, hi) }
+        let first = ring.x(0), last = ring.x(ring.count - 1)
+        if ring.count > 1, last > first {
+            let pad = (last - first) / Double(ring.count - 1) / 2
+            return (first - pad, last + pad)
+        }
         let half = spec.xKind == .time ? UTCDate.millisecondsPerDay / 2 : 0.5
-        let mid = (lo + hi) / 2
-        return (mid - half, mid + half)
+        return (first - half, first + half)
     }
 
     /// The y domain both server and page map values through; see `yDomain(for:dataMin:dataMax:hasData:)`

@@ -30,13 +30,13 @@ final class SeriesColumn {
 ///
 /// - Note: not thread-safe; use from one thread (the server's service thread).
 public final class ChartStore {
-    /// The chart this store holds data for.
-    public let spec: ChartSpec
+    /// The chart this store holds data for; `series` grows when data names a new series.
+    public private(set) var spec: ChartSpec
 
     /// The x column and the circular-buffer bookkeeping.
     var ring: RowRing
     /// One column per series, in `spec.series` order.
-    let columns: [SeriesColumn]
+    private(set) var columns: [SeriesColumn]
     /// Category name → index (category charts only).
     let categoryIndex: [String: Int]
     /// `yDomain`, recomputed after each mutation that moves the data's y extent.
@@ -93,6 +93,23 @@ public final class ChartStore {
     public func y(series: Int, at index: Int) -> Double? {
         let v = columns[series].slots[ring.slot(index)]
         return v.isNaN ? nil : v
+    }
+
+    /// The index of series `name`, or `nil`.
+    /// - Complexity: O(series), at most 32.
+    public func index(ofSeries name: String) -> Int? { spec.series.firstIndex(of: name) }
+
+    /// Adds an empty series named `name` (every value missing) and returns its index; the
+    /// existing index when the series is already there; nil when the chart already has
+    /// `ChartSpec.maxSeries` series.
+    /// - Complexity: O(capacity) for the new column.
+    @discardableResult
+    public func addSeries(_ name: String) -> Int? {
+        if let existing = index(ofSeries: name) { return existing }
+        guard spec.series.count < ChartSpec.maxSeries else { return nil }
+        spec.series.append(name)
+        columns.append(SeriesColumn(capacity: ring.capacity))
+        return columns.count - 1
     }
 
     /// The index of category `name`, or `nil` for an unknown name or a non-category chart.

@@ -26,7 +26,10 @@ enum ProtocolSamples {
         ChartSpec(id: "cpu.load-1", title: "CPU \"load\" ⚙︎", mark: .line, xKind: .time, series: [],
                   interactions: Interactions(hover: true, drag: .range, tap: true), window: 1_000_000, fixedYDomain: -1.5...100),
         ChartSpec(id: "lin", title: "Linear", mark: .point, xKind: .linear, series: ["a"],
-                  interactions: Interactions(hover: false, drag: .scrub, tap: false)),
+                  interactions: Interactions(hover: false, drag: .scrub, tap: false), window: 50,
+                  retentionSeconds: 7 * 86_400),
+        ChartSpec(id: "a_1", title: "Area", mark: .area, xKind: .time, series: ["in", "out"], window: 1,
+                  retentionSeconds: 90),
     ]
 
     static let client: [ClientMessage] = [

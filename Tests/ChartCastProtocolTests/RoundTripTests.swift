@@ -29,7 +29,7 @@ final class RoundTripTests: XCTestCase {
         ("[]", .badJSON, "JSON object"),
         (#"{"type":"goodbye"}"#, .unknownType, "goodbye"),
         (##"{"type":"welcome","protocol":1,"viewer":"v1","name":"A","color":"#fff","charts":[],"limits":{}}"##, .badField, "limits.maxMessageBytes"),
-        (##"{"type":"welcome","protocol":1,"viewer":"v1","name":"A","color":"#fff","charts":[{"id":"c"}],"limits":{}}"##, .badField, "charts[0].x"),
+        (##"{"type":"welcome","protocol":1,"viewer":"v1","name":"A","color":"#fff","charts":[{"id":"c"}],"limits":{}}"##, .badField, "charts[0].mark: is required"),
         (##"{"type":"welcome","protocol":1.5,"viewer":"v1","name":"A","color":"#fff","charts":[],"limits":{}}"##, .badField, "protocol"),
         (#"{"type":"snapshot","chart":"c","seq":1,"x":{"kind":"time","domain":[2,1]},"y":{"domain":[0,1]},"series":[],"selection":{"hovers":[]}}"#, .badField, "x.domain"),
         (#"{"type":"snapshot","chart":"c","seq":1,"x":{"kind":"pie","domain":[]},"y":{"domain":[0,1]},"series":[],"selection":{"hovers":[]}}"#, .badField, "x.kind"),
@@ -55,7 +55,7 @@ final class RoundTripTests: XCTestCase {
     /// The wire spelling of every engine enum, pinned: renaming a Swift case must not change it.
     func testWireNamesArePinned() {
         XCTAssertEqual(XKind.wireNames, ["category", "time", "linear"])
-        XCTAssertEqual(Mark.wireNames, ["bar", "line", "point"])
+        XCTAssertEqual(Mark.wireNames, ["bar", "line", "point", "area"])
         XCTAssertEqual(DragInteraction.wireNames, ["none", "scrub", "range"])
         XCTAssertEqual(PointerPhase.wireNames, ["down", "move", "up", "leave"])
         XCTAssertEqual(KeyCommand.wireNames, ["left", "right", "home", "end", "enter", "escape"])

@@ -15,13 +15,15 @@ final class ServerMessageTests: XCTestCase {
     func testChartSpecMatchesTheBriefsShape() throws {
         XCTAssertEqual(try JSONReader.parse(Self.salesSpec.encoded()), try JSONReader.parse(#"""
         {"id":"sales","title":"Product sales in 2022","mark":"bar","x":{"kind":"category","label":"Month","categories":["January","February"]},
-         "y":{"label":"Sales"},"series":["Ice Cream","Coffee"],"interactions":{"hover":true,"drag":"none","tap":false}}
+         "y":{"label":"Sales"},"series":["Ice Cream","Coffee"],"interactions":{"hover":true,"drag":"none","tap":false},"retention":"0"}
         """#))
-        var fixed = Self.salesSpec
-        fixed.fixedYDomain = 0...100
-        fixed.window = 600
-        XCTAssertEqual(try JSONReader.parse(fixed.encoded())["y"], try JSONReader.parse(#"{"label":"Sales","domain":[0,100]}"#))
-        XCTAssertEqual(try JSONReader.parse(fixed.encoded())["window"]?.number, 600)
+        let cpu = ChartSpec(id: "cpu", title: "CPU load", mark: .line, xKind: .time, xLabel: "Time", yLabel: "%",
+                            series: ["user", "system"], interactions: Interactions(hover: true, drag: .range, tap: true),
+                            window: 600, fixedYDomain: 0...100, retentionSeconds: 7 * 86_400)
+        XCTAssertEqual(try JSONReader.parse(cpu.encoded()), try JSONReader.parse(#"""
+        {"id":"cpu","title":"CPU load","mark":"line","x":{"kind":"time","label":"Time"},"y":{"label":"%","domain":[0,100]},
+         "series":["user","system"],"interactions":{"hover":true,"drag":"range","tap":true},"window":600,"retention":"7d"}
+        """#), "the data API's example spec")
     }
 
     func testWelcomeAnnouncesTheViewerTheChartsAndTheLimits() throws {

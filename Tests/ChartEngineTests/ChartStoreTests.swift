@@ -32,8 +32,8 @@ private struct ReferenceStore {
 }
 
 final class ChartStoreTests: XCTestCase {
-    private func spec(window: Int?, padding: Double = 0, kind: XKind = .linear) -> ChartSpec {
-        ChartSpec(id: "t", title: "T", mark: .line, xKind: kind, series: ["a", "b"], window: window, xPadding: padding)
+    private func spec(window: Int?, kind: XKind = .linear) -> ChartSpec {
+        ChartSpec(id: "t", title: "T", mark: .line, xKind: kind, series: ["a", "b"], window: window)
     }
 
     func testRandomUpsertsAndEvictionsMatchTheReference() {
@@ -113,14 +113,14 @@ final class ChartStoreTests: XCTestCase {
     }
 
     func testUpsertReportsInsertsEvictionsAndDomainChanges() {
-        let store = ChartStore(spec: spec(window: 3, padding: 5))
+        let store = ChartStore(spec: spec(window: 3))
         var change = store.upsert(x: 100, values: [10, nil])
         XCTAssertEqual(change, StoreChange(insertedX: 100, evictedBefore: nil, xDomainChanged: true, yDomainChanged: true))
-        XCTAssertEqual(store.xDomain.0, 95)
-        XCTAssertEqual(store.xDomain.1, 105)
+        XCTAssertTrue(store.xDomain == (99.5, 100.5), "a single linear point: 0.5 each side")
         XCTAssertTrue(store.yDomain == (9, 11), "one value: widened by 1 each side")
         change = store.upsert(x: 110, values: [10, nil])
         XCTAssertEqual(change, StoreChange(insertedX: 110, evictedBefore: nil, xDomainChanged: true, yDomainChanged: false))
+        XCTAssertTrue(store.xDomain == (95, 115), "half the mean spacing each side")
         change = store.upsert(x: 120, values: [9, nil])
         XCTAssertEqual(change, StoreChange(insertedX: 120, evictedBefore: nil, xDomainChanged: true, yDomainChanged: true))
         XCTAssertTrue(store.yDomain == (9, 10), "a line chart's y domain is the data's extent, without 0")
