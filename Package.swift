@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "HTTPTestSupport"]),
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
-        .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "WebSockets", "ChartCastProtocol", "HTTPTestSupport"]),
+        .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets", "ChartCastProtocol", "HTTPTestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol", "ChartEngine"]),
     ]
 )

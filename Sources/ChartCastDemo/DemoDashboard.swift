@@ -6,6 +6,9 @@ import ChartEngine
 /// Engine-only (no I/O), so the server, the engine's tests and the benchmarks build the demo
 /// from this one definition.
 public enum DemoDashboard {
+    /// The dashboard's title.
+    public static let title = "ChartCast demo"
+
     /// 2022-05-01T00:00:00Z in epoch milliseconds.
     public static let may1st2022: Double = 1_651_363_200_000
     public static let dayMs: Double = 86_400_000
