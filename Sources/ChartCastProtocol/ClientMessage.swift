@@ -11,6 +11,8 @@ public enum ClientMessage: Equatable, Sendable {
     case pointer(PointerInput)
     /// A keyboard command on a focused chart.
     case key(KeyInput)
+    /// Points for one chart from a connection with write rights.
+    case publish(Publish)
 
     /// `{"type":"hello","name":"Ana"}`; `ref` is echoed by an `error` refusing the name.
     public struct Hello: Equatable, Sendable {
@@ -62,6 +64,32 @@ public enum ClientMessage: Equatable, Sendable {
         }
     }
 
+    /// `{"type":"publish","chart":"cpu","points":[{"series":"user","x":1733011200000,"y":12.5}],"ref":"p1"}`.
+    public struct Publish: Equatable, Sendable {
+        public var chart: String
+        public var points: [PublishedPoint]
+        public var ref: String?
+        public init(chart: String, points: [PublishedPoint], ref: String? = nil) {
+            self.chart = chart
+            self.points = points
+            self.ref = ref
+        }
+    }
+
+    /// One point of a `publish` as sent: `x` is a category name, a number (epoch ms or a linear
+    /// value) or, on time charts, an RFC 3339 string (carried as `.category` until the chart
+    /// decides); `y` nil is a missing value (skipped).
+    public struct PublishedPoint: Equatable, Sendable {
+        public var series: String
+        public var x: XValue
+        public var y: Double?
+        public init(series: String, x: XValue, y: Double?) {
+            self.series = series
+            self.x = x
+            self.y = y
+        }
+    }
+
     /// The `ref` the message carries, if any.
     public var ref: String? {
         switch self {
@@ -69,6 +97,7 @@ public enum ClientMessage: Equatable, Sendable {
         case .viewport: return nil
         case .pointer(let m): return m.ref
         case .key(let m): return m.ref
+        case .publish(let m): return m.ref
         }
     }
 }
@@ -105,6 +134,19 @@ extension ClientMessage {
             w.key("chart"); w.string(m.chart)
             w.key("key"); w.string(m.command.wireName)
             w.key("shift"); w.bool(m.shift)
+            if let ref = m.ref { w.key("ref"); w.string(ref) }
+        case .publish(let m):
+            w.key("type"); w.string("publish")
+            w.key("chart"); w.string(m.chart)
+            w.key("points"); w.beginArray()
+            for point in m.points {
+                w.beginObject()
+                w.key("series"); w.string(point.series)
+                w.key("x"); w.xValue(point.x)
+                w.key("y"); w.number(point.y)
+                w.endObject()
+            }
+            w.endArray()
             if let ref = m.ref { w.key("ref"); w.string(ref) }
         }
         w.endObject()
@@ -155,8 +197,37 @@ extension ClientMessage {
             let command = try fields.oneOf("key", KeyCommand.init(wireName:), names: KeyCommand.wireNames)
             return .key(KeyInput(chart: chart, command: command, shift: try fields.optionalBool("shift") ?? false,
                                  ref: try fields.ref(maxLength: limits.maxRefLength)))
+        case "publish":
+            let chart = try fields.string("chart")
+            let ref = try fields.ref(maxLength: limits.maxRefLength)
+            let points = try fields.array("points").enumerated().map { index, item in
+                try PublishedPoint(item, path: "points[\(index)]")
+            }
+            return .publish(Publish(chart: chart, points: points, ref: ref))
         default:
             throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
+        }
+    }
+}
+
+extension ClientMessage.PublishedPoint {
+    /// Reads one point; any problem with it is `bad_point` naming `points[i].field`.
+    init(_ item: JSONValue, path: String) throws {
+        func bad(_ problem: String) -> ProtocolError { ProtocolError(.badPoint, "\(path).\(problem)") }
+        guard item.object != nil else { throw ProtocolError(.badPoint, "\(path) must be an object, got \(item.typeName)") }
+        guard let series = item["series"]?.string else { throw bad("series must be a string") }
+        let x: XValue
+        switch item["x"] {
+        case .string(let text)?: x = .category(text)
+        case .number(let number)? where number.isFinite: x = .number(number)
+        case .number?: throw bad("x must be finite")
+        default: throw bad("x must be a number or a string")
+        }
+        switch item["y"] {
+        case .null?, nil: self.init(series: series, x: x, y: nil)
+        case .number(let y)? where y.isFinite: self.init(series: series, x: x, y: y)
+        case .number?: throw bad("y must be finite")
+        default: throw bad("y must be a number or null")
         }
     }
 }

@@ -8,6 +8,11 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case unsupported = "unsupported"
     case tooLarge = "too_large"
     case rateLimited = "rate_limited"
+    /// The connection may not do this (a viewer publishing without write rights).
+    case forbidden = "forbidden"
+    /// A published point is invalid (non-finite, wrong x kind, unknown category, a 33rd
+    /// series…); nothing of the message was applied.
+    case badPoint = "bad_point"
 }
 
 /// A message that cannot be acted on: the code, a human-readable reason, and the `ref` of the

@@ -76,6 +76,23 @@ extension ServerMessage {
             w.key("code"); w.string(e.code.rawValue)
             w.key("message"); w.string(e.message)
             if let ref = e.ref { w.key("ref"); w.string(ref) }
+        case .chart(let spec):
+            w = JSONWriter(capacity: 320)
+            w.beginObject()
+            w.key("type"); w.string("chart")
+            w.key("spec"); spec.encode(into: &w)
+        case .chartRemoved(let id):
+            w = JSONWriter(capacity: 64)
+            w.beginObject()
+            w.key("type"); w.string("chart_removed")
+            w.key("chart"); w.string(id)
+        case .ack(let m):
+            w = JSONWriter(capacity: 64)
+            w.beginObject()
+            w.key("type"); w.string("ack")
+            if let ref = m.ref { w.key("ref"); w.string(ref) }
+            w.key("seq"); w.number(m.seq)
+            w.key("accepted"); w.number(m.accepted)
         }
         w.endObject()
         return w.bytes
@@ -122,6 +139,13 @@ extension ServerMessage {
         case "error":
             let code = try fields.oneOf("code", ErrorCode.init(rawValue:), names: ErrorCode.allCases.map(\.rawValue))
             return .error(ProtocolError(code, try fields.string("message"), ref: try fields.optionalString("ref")))
+        case "chart":
+            return .chart(try ChartSpec(wire: fields.nested("spec")))
+        case "chart_removed":
+            return .chartRemoved(try fields.string("chart"))
+        case "ack":
+            return .ack(Ack(ref: try fields.optionalString("ref"), seq: try fields.integer("seq"),
+                            accepted: try fields.integer("accepted")))
         case let type:
             throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
         }

@@ -60,6 +60,12 @@ public enum ServerMessage: Equatable, Sendable {
     case selection(SelectionUpdate)
     case viewers(ViewerList)
     case error(ProtocolError)
+    /// A chart appeared or was replaced: its spec (a `snapshot` follows).
+    case chart(ChartSpec)
+    /// A chart was removed: its id.
+    case chartRemoved(String)
+    /// A `publish` was applied.
+    case ack(Ack)
 
     public static let protocolVersion = 1
 
@@ -141,6 +147,19 @@ public enum ServerMessage: Equatable, Sendable {
         }
     }
 
+    /// `{"type":"ack","ref":"p1","seq":42,"accepted":1}`: the chart's `seq` after the points
+    /// were applied and how many were (missing values are not counted).
+    public struct Ack: Equatable, Sendable {
+        public var ref: String?
+        public var seq: Int
+        public var accepted: Int
+        public init(ref: String?, seq: Int, accepted: Int) {
+            self.ref = ref
+            self.seq = seq
+            self.accepted = accepted
+        }
+    }
+
     /// The wire name of the message's `type`.
     public var type: String {
         switch self {
@@ -150,6 +169,9 @@ public enum ServerMessage: Equatable, Sendable {
         case .selection: return "selection"
         case .viewers: return "viewers"
         case .error: return "error"
+        case .chart: return "chart"
+        case .chartRemoved: return "chart_removed"
+        case .ack: return "ack"
         }
     }
 
@@ -159,7 +181,9 @@ public enum ServerMessage: Equatable, Sendable {
         case .snapshot(let m): return m.chart
         case .append(let m): return m.chart
         case .selection(let m): return m.chart
-        case .welcome, .viewers, .error: return nil
+        case .chart(let spec): return spec.id
+        case .chartRemoved(let id): return id
+        case .welcome, .viewers, .error, .ack: return nil
         }
     }
 }

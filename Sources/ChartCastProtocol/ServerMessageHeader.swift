@@ -12,7 +12,7 @@ public struct ServerMessageHeader {
 
     /// The message kinds of protocol v1.
     public enum Kind: Equatable, Sendable {
-        case welcome, snapshot, append, selection, viewers, error
+        case welcome, snapshot, append, selection, viewers, error, chart, chartRemoved, ack
     }
 
     /// The scanned top-level members.
@@ -31,6 +31,9 @@ public struct ServerMessageHeader {
         else if fields.equals(type, "viewers") { kind = .viewers }
         else if fields.equals(type, "welcome") { kind = .welcome }
         else if fields.equals(type, "error") { kind = .error }
+        else if fields.equals(type, "chart") { kind = .chart }
+        else if fields.equals(type, "chart_removed") { kind = .chartRemoved }
+        else if fields.equals(type, "ack") { kind = .ack }
         else { kind = nil }
     }
 

@@ -79,6 +79,8 @@ extension ServerCore {
                 channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAll()
             }
+        case .publish:
+            throw ProtocolError(.forbidden, "this connection may not publish")
         case .key(let input):
             let channel = try channel(input.chart)
             if channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,

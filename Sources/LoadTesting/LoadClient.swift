@@ -113,7 +113,7 @@ final class LoadClient: WebSocketClientDelegate {
                     recorder.counters.errorCodes[name, default: 0] += 1
                 }
             }
-        case nil:
+        case .chart, .chartRemoved, .ack, nil:
             break
         }
     }

@@ -52,5 +52,12 @@ final class ClientMessageTests: XCTestCase {
         assertError(#"{"type":"viewport","chart":"c","plot":{"x":0,"y":0,"width":10,"height":10},"rtl":"yes"}"#, .badField, contains: "boolean")
         assertError(#"{"type":"hello","name":"   ","ref":"n-2"}"#, .badField, contains: "empty", ref: "n-2")
         assertError(#"{"type":"key","chart":"c","key":"up"}"#, .badField, contains: "one of left, right, home, end, enter, escape")
+        assertError(#"{"type":"publish","chart":"c","ref":"p-1"}"#, .badField, contains: "missing field \"points\"", ref: "p-1")
+        assertError(#"{"type":"publish","chart":"c","points":[{"series":"s","x":1,"y":"2"}],"ref":"p-2"}"#, .badPoint,
+                    contains: "points[0].y must be a number or null", ref: "p-2")
+        assertError(#"{"type":"publish","chart":"c","points":[{"series":"s","x":1,"y":1},{"x":1,"y":1}]}"#, .badPoint,
+                    contains: "points[1].series")
+        assertError(#"{"type":"publish","chart":"c","points":[{"series":"s","x":true,"y":1}]}"#, .badPoint, contains: "points[0].x")
+        assertError(#"{"type":"publish","chart":"c","points":[{"series":"s","x":1,"y":1e999}]}"#, .badPoint, contains: "finite")
     }
 }

@@ -41,6 +41,9 @@ enum ProtocolSamples {
         .pointer(.init(chart: "sales", phase: .move, x: -1e6, y: 1e-3, ref: "r-991")),
         .pointer(.init(chart: "sales", phase: .up, x: 0, y: 0, ref: "")),
         .pointer(.init(chart: "sales", phase: .leave, x: 1, y: 2)),
+        .publish(.init(chart: "cpu", points: [.init(series: "user", x: .number(1_733_011_200_000), y: 12.5),
+                                              .init(series: "system", x: .category("2024-12-01T00:00:00Z"), y: nil)], ref: "p1")),
+        .publish(.init(chart: "c", points: [])),
     ] + [KeyCommand.left, .right, .home, .end, .enter, .escape].enumerated().map { i, command in
         .key(.init(chart: "temperature", command: command, shift: i % 2 == 0, ref: i % 3 == 0 ? nil : "k-\(i)"))
     }
@@ -63,5 +66,9 @@ enum ProtocolSamples {
         .viewers(.init(viewers: [ViewerInfo(id: "v2", name: "Viewer 2", color: "#4e79a7"),
                                  ViewerInfo(id: "v9", name: "\u{1F600} \"q\"\\", color: "#000")], total: 70)),
         .viewers(.init(viewers: [])),
+        .chart(specs[1]),
+        .chartRemoved("cpu.load-1"),
+        .ack(.init(ref: "p1", seq: 42, accepted: 1)),
+        .ack(.init(ref: nil, seq: 0, accepted: 0)),
     ] + ErrorCode.allCases.map { .error(ProtocolError($0, "why \($0)", ref: $0 == .badField ? "name-3" : nil)) }
 }

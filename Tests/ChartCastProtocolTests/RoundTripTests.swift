@@ -18,9 +18,10 @@ final class RoundTripTests: XCTestCase {
     }
 
     func testTheSamplesCoverEveryMessageType() {
-        XCTAssertEqual(Set(ProtocolSamples.server.map(\.type)), ["welcome", "snapshot", "append", "selection", "viewers", "error"])
+        XCTAssertEqual(Set(ProtocolSamples.server.map(\.type)),
+                       ["welcome", "snapshot", "append", "selection", "viewers", "error", "chart", "chart_removed", "ack"])
         let clientTypes = Set(ProtocolSamples.client.map { String(decoding: $0.encode(), as: UTF8.self).split(separator: "\"")[3] })
-        XCTAssertEqual(clientTypes, ["hello", "viewport", "pointer", "key"])
+        XCTAssertEqual(clientTypes, ["hello", "viewport", "pointer", "key", "publish"])
     }
 
     /// One table row: malformed server input → the error code and a fragment of its message.
@@ -40,6 +41,9 @@ final class RoundTripTests: XCTestCase {
         (#"{"type":"selection","chart":"c","seq":1,"hovers":[],"range":{"by":"v1"}}"#, .badField, "range.from"),
         (#"{"type":"viewers","viewers":[{"id":"v1","name":7,"color":""}]}"#, .badField, "viewers[0].name"),
         (#"{"type":"error","code":"exploded","message":"m"}"#, .badField, "code"),
+        (#"{"type":"chart","spec":{"id":"c","mark":"pie","x":{"kind":"time"}}}"#, .badField, #"spec.mark: "pie" is not one of"#),
+        (#"{"type":"chart_removed"}"#, .badField, "chart"),
+        (#"{"type":"ack","seq":1}"#, .badField, "accepted"),
     ]
 
     func testMalformedServerMessagesGetTheDocumentedCode() {
@@ -61,7 +65,8 @@ final class RoundTripTests: XCTestCase {
         XCTAssertEqual(KeyCommand.wireNames, ["left", "right", "home", "end", "enter", "escape"])
         XCTAssertEqual(Placement.wireNames, ["leading", "trailing"])
         XCTAssertEqual(ErrorCode.allCases.map(\.rawValue),
-                       ["bad_json", "unknown_type", "unknown_chart", "bad_field", "no_viewport", "unsupported", "too_large", "rate_limited"])
+                       ["bad_json", "unknown_type", "unknown_chart", "bad_field", "no_viewport", "unsupported", "too_large",
+                        "rate_limited", "forbidden", "bad_point"])
         for name in PointerPhase.wireNames { XCTAssertEqual(PointerPhase(wireName: name)?.wireName, name) }
         XCTAssertNil(PointerPhase(wireName: "Move"))
     }
