@@ -21,7 +21,7 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from page_scripts import PIXELS_JS, POINT_JS, SPY_JS
+from page_scripts import AFTER_PAINT_JS, PIXELS_JS, POINT_JS, SPY_JS
 
 CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")
@@ -153,6 +153,11 @@ class Browser:
         self.pressed = False
         self.driver.get(url)
 
+    def on_new_document(self, script):
+        """Runs `script` at the start of every page this browser loads from now on, before the
+        page's own scripts (Chrome DevTools `Page.addScriptToEvaluateOnNewDocument`)."""
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+
     def wait_ready(self, timeout=15):
         """Waits until the page is connected and every chart has data and a plot frame."""
         def ready():
@@ -211,7 +216,10 @@ class Browser:
     # -- pixels ------------------------------------------------------------------------
 
     def pixels(self, chart, layer, rect=None):
+        """Painted pixels of a chart canvas, read after the page's pending repaint: the texts change
+        as a message arrives, the canvases on the next animation frame."""
         x, y, w, h = rect if rect else (None, None, None, None)
+        self.driver.execute_async_script(AFTER_PAINT_JS)
         return self.driver.execute_script(PIXELS_JS, chart, layer, x, y, w, h)
 
     def _plot(self, chart):
@@ -309,7 +317,39 @@ class Browser:
         field = self.driver.find_element(By.ID, "name-input")
         field.clear()
         field.send_keys(name)
+        self.submit_name()
+
+    def submit_name(self):
+        """Clicks the name form's Set button."""
         self.driver.find_element(By.CSS_SELECTOR, "#name-form button").click()
+
+    def paste_name(self, name, submit=True):
+        """Puts `name` into the name field as one edit (an `input` event), for text chromedriver
+        cannot type (characters beyond the BMP, combining sequences), and optionally submits it."""
+        self.driver.execute_script(
+            "const field = document.getElementById('name-input'); field.focus(); field.value = arguments[0];"
+            "field.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'}))", name)
+        if submit:
+            self.submit_name()
+
+    def name_field(self):
+        """The name field and the error beside it: value, maxLength, aria attributes, error text."""
+        return self.driver.execute_script(
+            "const field = document.getElementById('name-input'), error = document.getElementById('name-error');"
+            "const shown = error.getBoundingClientRect(), box = field.getBoundingClientRect();"
+            "return {value: field.value, maxLength: field.maxLength, invalid: field.getAttribute('aria-invalid'),"
+            " describedBy: field.getAttribute('aria-describedby'), error: error.textContent,"
+            " errorRole: error.getAttribute('role'), errorVisible: shown.width > 0 && shown.height > 0,"
+            " errorBeside: Math.abs((shown.top + shown.bottom) / 2 - (box.top + box.bottom) / 2) < box.height * 2"
+            "   && error.closest('form') === field.form}")
+
+    def stored_name(self):
+        """The name the page remembers in localStorage (None if none)."""
+        return self.driver.execute_script("return localStorage.getItem('chartcast.name')")
+
+    def received_errors(self):
+        """`error` messages recorded by `wire_tap_js` (installed with `on_new_document`)."""
+        return self.driver.execute_script("return window.__receivedErrors || []")
 
     def spy_on_sent_messages(self):
         """Records every message the page sends from now on (until the page reloads)."""

@@ -1,4 +1,13 @@
-"""JavaScript run in the page by the browser tests through `execute_script`."""
+"""JavaScript run in the page by the browser tests through `execute_script` (or, for
+`wire_tap_js`, before the page's own scripts through `Browser.on_new_document`)."""
+
+import json
+
+# Waits until the animation frames already requested (the panels' repaints) have run.
+AFTER_PAINT_JS = """
+const done = arguments[arguments.length - 1];
+requestAnimationFrame(() => requestAnimationFrame(() => done(true)));
+"""
 
 # Counts painted (non-transparent) pixels of a chart canvas inside a CSS-px rectangle.
 PIXELS_JS = """
@@ -77,6 +86,20 @@ Promise.all(['connection', 'geometry', 'model', 'format'].map(m => import(`/js/$
     const c = new model.ChartModel({id: 'c', mark: 'bar', x: {kind: 'category'}, series: ['v']});
     c.applySnapshot({x: {kind: 'category', domain: ['Mon', 'Tue']}, series: [{name: 'v', points: [['Mon', 1], ['Tue', 7]]}]});
     c.applyAppend({points: [{series: 'v', x: 'Mon', y: 5}]});
+    // The y domain drawn with is the server's only: none before a snapshot (or in one without it).
+    const y = new model.ChartModel({id: 'y', mark: 'line', x: {kind: 'time'}, series: ['s']});
+    const drawable = [y.drawable];
+    y.applySnapshot({x: {kind: 'time', domain: [0, 10]}, y: {domain: [36, 37]},
+                     series: [{name: 's', points: [[1, 36.2], [2, 36.9]]}]});
+    drawable.push(y.drawable);
+    const yDomains = [y.yDomain];
+    y.applyAppend({points: [{series: 's', x: 3, y: 35.5}], y: {domain: [35, 37]}});
+    yDomains.push(y.yDomain);
+    y.applyAppend({points: [{series: 's', x: 4, y: 90}]});
+    yDomains.push(y.yDomain);
+    const bare = new model.ChartModel({id: 'b', mark: 'bar', x: {kind: 'category'}, series: ['v']});
+    bare.applySnapshot({x: {kind: 'category', domain: ['A']}, series: [{name: 'v', points: [['A', 3]]}]});
+    drawable.push(bare.ready, bare.drawable, bare.yDomain);
     const may = geometry.timeTicks([Date.UTC(2022, 4, 1), Date.UTC(2022, 4, 30)], 5);
     done({
       backoff,
@@ -86,10 +109,107 @@ Promise.all(['connection', 'geometry', 'model', 'format'].map(m => import(`/js/$
       dayTicks: may.ticks.map(t => format.formatTimeTick(t, may.step)),
       points: m.series[0].points,
       categories: Object.fromEntries(c.series[0].points),
+      drawable,
+      yDomains,
       numbers: [format.formatNumber(1900), format.formatNumber(36.549), format.formatNumber(12345), format.formatNumber(null)],
       url: connection.socketURL(window.location),
       secureUrl: connection.socketURL({protocol: 'https:', host: 'example.org'}),
     });
   })
   .catch(error => done({error: String(error && error.stack || error)}));
+"""
+
+# Runs before the page's own scripts (`Browser.on_new_document`) and taps its WebSocket: every
+# `error` the page receives is recorded in window.__receivedErrors, and if LIMITS_JSON is not
+# `undefined`, the `limits` of every `welcome` are rewritten before the page reads them (null: a
+# welcome without `limits`; an object: merged over the server's), counted in
+# window.__welcomesRewritten. This stands in for a server announcing other limits, so the page
+# itself needs no test hook.
+WIRE_TAP_JS = """
+(() => {
+  const LIMITS = LIMITS_JSON;
+  window.__receivedErrors = [];
+  window.__welcomesRewritten = 0;
+  const add = WebSocket.prototype.addEventListener;
+  WebSocket.prototype.addEventListener = function (type, listener, options) {
+    if (type !== 'message' || typeof listener !== 'function') return add.call(this, type, listener, options);
+    return add.call(this, type, function (event) {
+      let msg = null;
+      try { msg = JSON.parse(event.data); } catch { /* not a JSON text frame: passed on as it is */ }
+      if (msg && msg.type === 'error') window.__receivedErrors.push(msg);
+      if (msg && msg.type === 'welcome' && LIMITS !== undefined) {
+        if (LIMITS === null) delete msg.limits; else msg.limits = {...msg.limits, ...LIMITS};
+        window.__welcomesRewritten += 1;
+        event = new MessageEvent('message', {data: JSON.stringify(msg)});
+      }
+      return listener.call(this, event);
+    }, options);
+  };
+})();
+"""
+
+
+def wire_tap_js(limits=...):
+    """WIRE_TAP_JS recording errors only (`limits` left out), or also replacing the welcome's
+    limits: `limits=None` removes them, a dict is merged over the server's."""
+    return WIRE_TAP_JS.replace("LIMITS_JSON", "undefined" if limits is ... else json.dumps(limits))
+
+
+# Imports the page's name rule and limits and runs them on names whose verdicts follow the
+# server's ViewerName.normalise (NFC, controls and bidi controls removed, White_Space trimmed,
+# at most maxNameLength scalars and maxNameBytes bytes of UTF-8).
+NAMES_JS = r"""
+const done = arguments[arguments.length - 1];
+Promise.all([import('/js/names.js'), import('/js/limits.js')])
+  .then(([names, limits]) => {
+    const v1 = limits.limitsFrom(undefined);
+    const check = (raw, lim = v1) => {
+      const {name, error} = names.normaliseName(raw, lim);
+      return {name, ok: error === null, error};
+    };
+    done({
+      v1,
+      partial: limits.limitsFrom({maxNameLength: 100, maxNameBytes: -1, maxHovers: 'x', extra: 5}),
+      maxLength: names.nameFieldMaxLength(v1),
+      cases: {
+        trimmed: check('  Ana\u00a0\u3000'),
+        controls: check('A\tn\u0000a\u0085\r\n'),
+        bidi: check('\u202eAna\u2066\u2069'),
+        nfd40: check('e\u0301'.repeat(40)),
+        nfc41: check('\u00e9'.repeat(41)),
+        emoji40: check('\u{1F600}'.repeat(40)),
+        emoji21: check('\u{1F600}'.repeat(21)),
+        bytes: check('\u{1F600}'.repeat(41), {...v1, maxNameLength: 100}),
+        empty: check(' \t\u202e '),
+        bom: check('\ufeffAna'),
+      },
+    });
+  })
+  .catch(error => done({error: String(error && error.stack || error)}));
+"""
+
+# Counts a chart's base-canvas pixels painted in its first series' colour inside the top and the
+# bottom half of its plot (2 px inset), after the pending repaint.
+SERIES_PIXELS_JS = """
+const [chart, done] = arguments;
+const painted = new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+Promise.all([import('/js/theme.js'), painted]).then(([theme]) => {
+  const hex = theme.seriesColor(theme.currentTheme(), 0);
+  const want = [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16));
+  const canvas = document.querySelector(`[data-chart="${chart}"] canvas.base`);
+  const plot = window.chartcast.inspect().charts[chart].plot;
+  const scale = canvas.width / canvas.getBoundingClientRect().width;
+  const ctx = canvas.getContext('2d');
+  const count = (top, height) => {
+    const data = ctx.getImageData(Math.round((plot.x + 2) * scale), Math.round(top * scale),
+                                  Math.round((plot.width - 4) * scale), Math.round(height * scale)).data;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] > 200 && want.every((v, k) => Math.abs(data[i + k] - v) < 24)) n += 1;
+    }
+    return n;
+  };
+  const half = plot.height / 2;
+  done({colour: hex, top: count(plot.y + 2, half - 2), bottom: count(plot.y + half, half - 2)});
+}).catch(error => done({error: String(error && error.stack || error)}));
 """

@@ -4,14 +4,16 @@
 Starts the real server (binary from $CHARTCAST_BIN, default .build/debug/chartcast) on a
 free loopback port, opens the page in two headless Chromium browsers (A and B, different
 window sizes and pixel ratios) and checks that selections made in one are drawn in the
-other, that range-dragging, tapping, right-to-left and reconnecting work, and that the
-page logs no console errors. Prints "N passed, N failed" at the end and exits non-zero on
-any failure.
+other, that range-dragging, tapping, right-to-left and reconnecting work, that the page
+follows the limits announced in `welcome` and shows a refused name beside the name field
+(a third browser, C, joins for those), and that the page logs no console errors. Prints
+"N passed, N failed" at the end and exits non-zero on any failure.
 
 Run: CHARTCAST_BIN=.build/debug/chartcast /usr/bin/python3 Tests/browser/test_dashboard.py
 (CHARTCAST_WEB_ROOT overrides the page directory, e.g. to try a changed copy of web/.)
 """
 
+import contextlib
 import os
 import sys
 import time
@@ -21,10 +23,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_support import Browser, ServerProcess, free_port, wait_until  # noqa: E402
-from page_scripts import DISPATCH_MOVES_JS, MODULES_JS  # noqa: E402
+from page_scripts import (DISPATCH_MOVES_JS, MODULES_JS, NAMES_JS, SERIES_PIXELS_JS, SPY_JS,  # noqa: E402
+                          wire_tap_js)
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "screenshot.png"
+
+# What the server announces in `welcome.limits`, and what the page assumes without them.
+V1_LIMITS = {"maxMessageBytes": 65536, "maxNameLength": 40, "maxNameBytes": 160, "maxRefLength": 64,
+             "messagesPerSecond": 240, "messageBurst": 480, "maxHovers": 8, "maxRangeRows": 500,
+             "maxCoordinate": 1000000}
 
 SALES_MONTHS = ["January", "February", "March", "April", "May", "June", "July",
                 "August", "September", "October", "November", "December"]
@@ -68,6 +76,30 @@ class DashboardInTwoBrowsers(unittest.TestCase):
         for browser in (self.a, self.b):
             browser.release_pointer()
 
+    @contextlib.contextmanager
+    def third_browser(self, *early_scripts):
+        """A fresh browser C (empty localStorage) showing the dashboard, with `early_scripts`
+        run before the page's own on every load; closed afterwards."""
+        c = Browser("C", width=1200, height=900)
+        try:
+            for script in early_scripts:
+                c.on_new_document(script)
+            c.open(self.server.url("/"))
+            c.wait_ready()
+            yield c
+        finally:
+            c.quit()
+
+    def assert_name_error_shown(self, browser, text):
+        """The error beside the name field says `text` and the field is marked invalid."""
+        wait_until(lambda: text in browser.name_field()["error"],
+                   f"{browser.name} shows {text!r} beside the name field", browser.name_field)
+        field = browser.name_field()
+        self.assertEqual(field["invalid"], "true", "aria-invalid on the name field")
+        self.assertIn("name-error", (field["describedBy"] or "").split(), "the field is described by the error")
+        self.assertEqual(field["errorRole"], "alert")
+        self.assertTrue(field["errorVisible"] and field["errorBeside"], f"the error is shown beside the field: {field}")
+
     # -- loading -----------------------------------------------------------------------
 
     def test_1_page_loads_without_console_errors(self):
@@ -83,8 +115,101 @@ class DashboardInTwoBrowsers(unittest.TestCase):
     def test_1b_name_is_sent_and_remembered(self):
         self.b.set_name("Bea")
         wait_until(lambda: "Bea" in self.a.viewer_names(), "A lists B under its new name", self.a.viewer_names)
-        self.assertEqual(self.b.driver.execute_script("return localStorage.getItem('chartcast.name')"), "Bea")
+        # Remembered once the server accepted it (B's viewers list shows it).
+        wait_until(lambda: self.b.stored_name() == "Bea", "B remembers its accepted name", self.b.stored_name)
         self.assertIn("Bea (you)", self.b.viewer_names())
+        self.assertEqual(self.b.name_field()["error"], "")
+
+    def test_1c_page_reads_limits_from_welcome(self):
+        for browser in (self.a, self.b):
+            self.assertEqual(browser.inspect()["limits"], V1_LIMITS, f"{browser.name}: the server's limits")
+            self.assertEqual(browser.name_field()["maxLength"], 80, "40 characters are at most 80 UTF-16 units")
+        # A server announcing smaller limits (C's welcome is rewritten on its way into the page):
+        # the field and the check follow them, although this server would take longer names.
+        with self.third_browser(wire_tap_js({"maxNameLength": 12, "maxNameBytes": 30})) as c:
+            self.assertGreaterEqual(c.driver.execute_script("return window.__welcomesRewritten"), 1)
+            self.assertEqual(c.inspect()["limits"], {**V1_LIMITS, "maxNameLength": 12, "maxNameBytes": 30})
+            self.assertEqual(c.name_field()["maxLength"], 24)
+            c.spy_on_sent_messages()
+            c.set_name("Thirteen char")
+            self.assert_name_error_shown(c, "at most 12 characters; this one has 13")
+            c.paste_name("\U0001F600" * 8)
+            self.assert_name_error_shown(c, "at most 30 bytes of UTF-8; this one takes 32")
+            time.sleep(0.3)
+            self.assertEqual(c.sent("hello"), [], "names over the announced limits are not sent")
+            c.set_name("Twelve chars")
+            wait_until(lambda: "Twelve chars" in self.a.viewer_names(), "A lists C's 12-character name",
+                       self.a.viewer_names)
+            self.assertEqual([m["name"] for m in c.sent("hello")], ["Twelve chars"])
+            self.assertEqual(c.name_field()["error"], "")
+            self.assertEqual(c.console_errors(), [])
+        # A server announcing no limits: the page assumes v1's.
+        with self.third_browser(wire_tap_js(None)) as c:
+            self.assertGreaterEqual(c.driver.execute_script("return window.__welcomesRewritten"), 1)
+            self.assertEqual(c.inspect()["limits"], V1_LIMITS)
+            self.assertEqual(c.name_field()["maxLength"], 80)
+
+    def test_1d_page_refuses_a_name_over_the_limit_without_sending_it(self):
+        with self.third_browser() as c:
+            c.spy_on_sent_messages()
+            too_long = "\u00e9" * 41  # 41 characters but 82 bytes and 41 UTF-16 units: within maxlength
+            c.set_name(too_long)
+            self.assertEqual(c.name_field()["value"], too_long, "typed as it is")
+            self.assert_name_error_shown(c, "at most 40 characters; this one has 41")
+            time.sleep(0.3)
+            self.assertEqual(c.sent("hello"), [], "the refused name is not sent")
+            self.assertIsNone(c.stored_name(), "the refused name is not stored")
+            self.assertNotIn(too_long, self.a.viewer_names())
+            # 40 characters in 76 UTF-16 units (a UTF-16 count would refuse it), 149 bytes.
+            valid = "Zo\u00eb " + "\U0001F600" * 36
+            c.paste_name(valid, submit=False)
+            wait_until(lambda: c.name_field()["error"] == "", "editing to a valid name clears the error",
+                       c.name_field)
+            self.assertIsNone(c.name_field()["invalid"])
+            c.submit_name()
+            wait_until(lambda: valid in self.a.viewer_names(), "A lists C's valid name", self.a.viewer_names)
+            wait_until(lambda: c.stored_name() == valid, "C remembers its accepted name", c.stored_name)
+            hellos = c.sent("hello")
+            self.assertEqual([m["name"] for m in hellos], [valid])
+            self.assertRegex(hellos[0]["ref"], r"^name-\d+$")
+            self.assertEqual(c.name_field()["error"], "")
+            self.assertEqual(c.console_errors(), [])
+
+    def test_1e_stored_invalid_name_is_not_sent_on_connect(self):
+        old = "A name that an older page stored, when it allowed 64 characters!"
+        self.assertEqual(len(old), 64)
+        with self.third_browser(SPY_JS) as c:
+            c.driver.execute_script("localStorage.setItem('chartcast.name', arguments[0])", old)
+            c.driver.refresh()
+            c.wait_ready()
+            self.assert_name_error_shown(c, "at most 40 characters; this one has 64")
+            time.sleep(0.3)
+            self.assertEqual(c.sent("hello"), [], "the stored name is not sent")
+            self.assertIsNone(c.stored_name(), "and is dropped from storage")
+            self.assertEqual(c.name_field()["value"], old, "left in the field to be shortened")
+            me = c.inspect()["me"]
+            self.assertNotEqual(me["name"], old)
+            self.assertNotIn(old, self.a.viewer_names())
+            wait_until(lambda: me["name"] in self.a.viewer_names(), "A lists C under its default name",
+                       self.a.viewer_names)
+            self.assertEqual(c.console_errors(), [])
+
+    def test_1f_page_name_rule_matches_the_server(self):
+        result = self.a.driver.execute_async_script(NAMES_JS)
+        self.assertNotIn("error", result, result.get("error"))
+        self.assertEqual(result["v1"], V1_LIMITS)
+        self.assertEqual(result["partial"], {**V1_LIMITS, "maxNameLength": 100})
+        self.assertEqual(result["maxLength"], 80)
+        cases = result["cases"]
+        expected = {
+            "trimmed": ("Ana", True), "controls": ("Ana", True), "bidi": ("Ana", True),
+            "nfd40": ("\u00e9" * 40, True), "nfc41": ("\u00e9" * 41, False),
+            "emoji40": ("\U0001F600" * 40, True), "emoji21": ("\U0001F600" * 21, True),
+            "bytes": ("\U0001F600" * 41, False), "empty": ("", False), "bom": ("\ufeffAna", True),
+        }
+        for case, (name, ok) in expected.items():
+            self.assertEqual((cases[case]["name"], cases[case]["ok"]), (name, ok), f"{case}: {cases[case]}")
+        self.assertIn("at most 160 bytes of UTF-8; this one takes 164", cases["bytes"]["error"])
 
     def test_2_five_charts_are_painted(self):
         expected = {"workouts", "intake", "expenses", "sales", "temperature"}
@@ -102,6 +227,15 @@ class DashboardInTwoBrowsers(unittest.TestCase):
                 self.assertEqual(stats["width"], round(info["size"]["width"] * browser.scale),
                                  f"{browser.name}/{chart}: canvas not sized to box × devicePixelRatio")
         self.assertEqual(self.a.inspect()["charts"]["sales"]["categories"], SALES_MONTHS)
+        # The y scale is the server's domain: temperature (about 36–37 °C) is not stretched down to 0,
+        # so its line runs through both halves of the plot.
+        for browser in (self.a, self.b):
+            low, high = browser.inspect()["charts"]["temperature"]["yDomain"]
+            self.assertGreater(low, 30, f"{browser.name}: temperature y domain {low}–{high}")
+            line = browser.driver.execute_async_script(SERIES_PIXELS_JS, "temperature")
+            self.assertNotIn("error", line, line.get("error"))
+            self.assertGreater(line["top"], 20, f"{browser.name}: temperature line in the top half {line}")
+            self.assertGreater(line["bottom"], 20, f"{browser.name}: temperature line in the bottom half {line}")
 
     def test_2b_page_modules_compute_geometry_backoff_and_data(self):
         result = self.a.driver.execute_async_script(MODULES_JS)
@@ -116,6 +250,9 @@ class DashboardInTwoBrowsers(unittest.TestCase):
         self.assertEqual(result["dayTicks"], ["May 5", "May 12", "May 19", "May 26"])
         self.assertEqual(result["points"], [[2, 20], [3, 35], [4, 40], [5, 50], [6, 60]])
         self.assertEqual(result["categories"], {"Mon": 5, "Tue": 7})
+        self.assertEqual(result["drawable"], [False, True, True, False, None],
+                         "nothing to draw before a snapshot or without the server's y domain")
+        self.assertEqual(result["yDomains"], [[36, 37], [35, 37], [35, 37]], "the server's y domain, kept until it changes")
         self.assertEqual(result["numbers"], ["1,900", "36.55", "12,345", "–"])
         self.assertEqual(result["url"], "ws://127.0.0.1:%d/ws" % self.server.port)
         self.assertEqual(result["secureUrl"], "wss://example.org/ws")
@@ -267,14 +404,16 @@ class DashboardInTwoBrowsers(unittest.TestCase):
         wait_until(lambda: self.a.selection_text("sales") == "", "Escape clears the hover",
                    lambda: self.a.selection_text("sales"))
 
+        # From the newest bar: once intake's rolling window is full, each tick evicts the oldest
+        # bar, which would shrink a range anchored there (Home) under the test's feet.
         self.b.focus_chart("intake")
-        self.b.keys("HOME")
+        self.b.keys("END")
         for _ in range(3):
-            self.b.keys("ARROW_RIGHT", shift=True)
+            self.b.keys("ARROW_LEFT", shift=True)
         wait_until(lambda: "Total Calories:" in self.a.range_summary("intake"),
-                   "Shift+ArrowRight extends a range (seen in A)", lambda: self.a.range_summary("intake"))
+                   "Shift+ArrowLeft extends a range (seen in A)", lambda: self.a.range_summary("intake"))
         rng = self.a.inspect()["charts"]["intake"]["selection"]["range"]
-        self.assertEqual(rng["count"], 4, f"Home + 3 × Shift+ArrowRight covers four bars: {rng}")
+        self.assertEqual(rng["count"], 4, f"End + 3 × Shift+ArrowLeft covers four bars: {rng}")
         self.b.keys("ESCAPE")
         wait_until(lambda: self.a.range_summary("intake") == "", "Escape clears the keyboard range",
                    lambda: self.a.range_summary("intake"))
@@ -352,6 +491,43 @@ class DashboardInTwoBrowsers(unittest.TestCase):
         wait_until(lambda: "Coffee 1,900" in self.b.selection_text("sales"),
                    "hover travels after restart", lambda: self.b.selection_text("sales"))
         self.a.leave("sales")
+
+    def test_9b_server_refusal_is_shown_beside_the_field_and_not_resent(self):
+        # C believes the server takes 100 characters, so it sends a 50-character name the server
+        # (40) refuses.
+        long_name = "Fifty characters, more than this server will take."
+        self.assertEqual(len(long_name), 50)
+        with self.third_browser(wire_tap_js({"maxNameLength": 100}), SPY_JS) as c:
+            c.set_name("Cleo")
+            wait_until(lambda: "Cleo" in self.a.viewer_names(), "A lists C as Cleo", self.a.viewer_names)
+            wait_until(lambda: c.stored_name() == "Cleo", "C remembers Cleo", c.stored_name)
+            c.set_name(long_name)
+            self.assert_name_error_shown(c, 'field "name" is longer than 40 characters (50)')
+            sent = [m for m in c.sent("hello") if m["name"] == long_name]
+            self.assertEqual(len(sent), 1, "sent once")
+            refusals = [e for e in c.received_errors() if e.get("ref") == sent[0]["ref"]]
+            self.assertEqual([e["code"] for e in refusals], ["bad_field"], f"the server echoes {sent[0]['ref']}")
+            self.assertIn(refusals[0]["message"], c.name_field()["error"])
+            self.assertEqual(c.stored_name(), "Cleo", "the refused name is not stored")
+            self.assertIn("Cleo (you)", c.viewer_names(), "the server keeps the old name")
+            self.assertNotIn(long_name, self.a.viewer_names())
+
+            c.driver.execute_script("window.__sentMessages.length = 0")
+            self.server.stop()
+            wait_until(lambda: c.inspect()["status"] in ("reconnecting", "offline"),
+                       "C notices the server went away", c.status_text)
+            self.server.start()
+            for browser in (c, self.a, self.b):
+                browser.wait_ready(timeout=20)
+            wait_until(lambda: "Cleo" in self.a.viewer_names(), "C says Cleo again after reconnecting",
+                       self.a.viewer_names)
+            wait_until(lambda: c.name_field()["error"] == "", "the error goes once a later hello succeeds",
+                       c.name_field)
+            self.assertEqual([m["name"] for m in c.sent("hello")], ["Cleo"], "the refused name is not re-sent")
+            self.assertEqual(c.stored_name(), "Cleo")
+            self.assertIsNone(c.name_field()["invalid"])
+            self.assertEqual(c.console_errors(), [])
+        wait_until(lambda: "Bea" in self.a.viewer_names(), "B is Bea again after the restart", self.a.viewer_names)
 
 
 class CountingResult(unittest.TextTestResult):

@@ -2,7 +2,8 @@
  * Paints a chart's base canvas: grid, axes with nice ticks and labels, the
  * marks (grouped bars, lines with points, points) and the legend. Called only
  * when the chart's data, size or theme changed; selections live on the
- * overlay canvas.
+ * overlay canvas. The y scale is exactly the server's `y.domain` (the one its
+ * hit-testing uses); nothing is drawn before the first snapshot.
  */
 
 import { niceTicks, timeTicks, yScale, fractionToPixel, categoryBand } from './geometry.js';
@@ -23,6 +24,7 @@ export const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-ser
  */
 export function paintBase(ctx, model, size, plot, rtl, theme) {
   ctx.clearRect(0, 0, size.width, size.height);
+  if (!model.drawable) return;
   ctx.font = FONT;
   ctx.direction = 'ltr';
   paintYAxis(ctx, model, plot, rtl, theme);
@@ -32,11 +34,11 @@ export function paintBase(ctx, model, size, plot, rtl, theme) {
   ctx.rect(plot.x, plot.y - 4, plot.width, plot.height + 4);
   ctx.clip();
   const layout = markLayout(model, plot, rtl);
-  const y = yScale(plot, model.valueDomain);
+  const y = yScale(plot, model.yDomain);
   const mark = model.spec.mark ?? 'bar';
   model.series.forEach((series, index) => {
     const color = seriesColor(theme, index);
-    if (mark === 'bar') paintBars(ctx, series, index, layout, y, model.valueDomain, color);
+    if (mark === 'bar') paintBars(ctx, series, index, layout, y, model.yDomain, color);
     else paintLine(ctx, series, layout, y, color, mark === 'line');
   });
   ctx.restore();
@@ -44,7 +46,7 @@ export function paintBase(ctx, model, size, plot, rtl, theme) {
 }
 
 function paintYAxis(ctx, model, plot, rtl, theme) {
-  const domain = model.valueDomain;
+  const domain = model.yDomain;
   const y = yScale(plot, domain);
   const ticks = niceTicks(domain[0], domain[1], Math.max(2, Math.floor(plot.height / 40)));
   ctx.textBaseline = 'middle';

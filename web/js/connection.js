@@ -40,7 +40,7 @@ export function socketURL(location) {
 export class Connection {
   /**
    * @param {string} url
-   * @param {{onOpen:() => void, onMessage:(msg:object) => void, onStatus:(status:string, detail?:string) => void}} handlers
+   * @param {{onMessage:(msg:object) => void, onStatus:(status:string, detail?:string) => void}} handlers
    */
   constructor(url, handlers) {
     this.url = url;
@@ -67,9 +67,6 @@ export class Connection {
       return;
     }
     this.socket = socket;
-    socket.addEventListener('open', () => {
-      if (this.socket === socket) this.handlers.onOpen();
-    });
     socket.addEventListener('message', (event) => {
       if (this.socket !== socket || typeof event.data !== 'string') return;
       let msg;

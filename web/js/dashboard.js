@@ -1,7 +1,15 @@
 /**
  * The dashboard: owns the connection, one model and panel per chart from
- * `welcome`, the viewers list, the status indicator, the name form and the
- * screen-reader live region, and routes every protocol v1 message.
+ * `welcome`, the viewers list, the status indicator, the name form (with the
+ * error beside it) and the screen-reader live region, and routes every
+ * protocol v1 message.
+ *
+ * Names: the page says its name in a `hello` after every `welcome`, once the
+ * server's limits are known, and only if it passes the name rule
+ * (`names.js`). Each `hello` carries a fresh `ref`; an `error` echoing it
+ * means the server refused the name. A name is remembered in localStorage only
+ * once the server accepted it (the viewers list shows it), so a refused name
+ * is neither stored nor said again on the next connection.
  */
 
 import { Connection, socketURL } from './connection.js';
@@ -9,6 +17,9 @@ import { ChartModel } from './model.js';
 import { ChartPanel } from './panel.js';
 import { currentTheme, onThemeChange } from './theme.js';
 import { formatClock } from './format.js';
+import { makeRef } from './input.js';
+import { V1_LIMITS, limitsFrom } from './limits.js';
+import { normaliseName, nameFieldMaxLength } from './names.js';
 
 const NAME_KEY = 'chartcast.name';
 const STATUS_TEXT = {
@@ -22,7 +33,7 @@ const STATUS_TEXT = {
 export class Dashboard {
   /**
    * @param {{grid:HTMLElement, status:HTMLElement, viewers:HTMLElement, nameForm:HTMLFormElement,
-   *          nameInput:HTMLInputElement, live:HTMLElement, lastUpdate:HTMLElement}} dom
+   *          nameInput:HTMLInputElement, nameError:HTMLElement, live:HTMLElement, lastUpdate:HTMLElement}} dom
    * @param {{rtl:boolean, url?:string}} options
    */
   constructor(dom, options) {
@@ -37,9 +48,16 @@ export class Dashboard {
     this.theme = currentTheme();
     this.announceTimer = 0;
     this.pendingAnnouncement = '';
+    /** The server's limits from the latest `welcome` (v1's until one arrives). */
+    this.limits = V1_LIMITS;
+    /** The name the server last accepted, remembered in localStorage (when there is one). */
+    this.savedName = readStoredName();
+    /** The name to say after every `welcome` ('' keeps the server's default); checked against the limits first. */
+    this.wantedName = this.savedName;
+    /** The latest `hello` on this connection: `{ref, name, accepted}`, or null. */
+    this.hello = null;
     this.viewerOf = (id) => this.viewers.get(id) ?? (this.me && this.me.id === id ? this.me : { id, name: id ?? 'Someone', color: '' });
     this.connection = new Connection(options.url ?? socketURL(window.location), {
-      onOpen: () => this.#opened(),
       onMessage: (msg) => this.#receive(msg),
       onStatus: (status, detail) => this.#setStatus(status, detail),
     });
@@ -47,21 +65,18 @@ export class Dashboard {
       this.theme = currentTheme();
       for (const { panel } of this.charts.values()) panel.repaintAll();
     });
-    dom.nameInput.value = readName();
+    dom.nameInput.value = this.wantedName;
+    dom.nameInput.maxLength = nameFieldMaxLength(this.limits);
     dom.nameForm.addEventListener('submit', (event) => {
       event.preventDefault();
       this.#rename(dom.nameInput.value);
     });
+    dom.nameInput.addEventListener('input', () => this.#nameEdited());
   }
 
   /** Starts connecting. */
   start() {
     this.connection.connect();
-  }
-
-  #opened() {
-    const name = readName();
-    if (name) this.connection.send({ type: 'hello', name });
   }
 
   #receive(msg) {
@@ -71,12 +86,15 @@ export class Dashboard {
       case 'append': this.#withChart(msg, (c) => { c.model.applyAppend(msg); c.panel.dataChanged(); this.#touched(); }); break;
       case 'selection': this.#withChart(msg, (c) => { c.model.applySelection(msg); c.panel.selectionChanged(); }); break;
       case 'viewers': this.#setViewers(msg.viewers ?? [], msg.total); break;
-      case 'error': console.warn(`chartcast: server error ${msg.code}: ${msg.message}`); break;
+      case 'error': this.#serverError(msg); break;
       default: break;
     }
   }
 
   #welcome(msg) {
+    this.limits = limitsFrom(msg.limits);
+    this.dom.nameInput.maxLength = nameFieldMaxLength(this.limits);
+    this.hello = null;
     this.me = { id: msg.viewer, name: msg.name ?? msg.viewer, color: msg.color ?? '' };
     this.viewers = new Map([[this.me.id, this.me]]);
     this.viewerTotal = 1;
@@ -111,6 +129,7 @@ export class Dashboard {
       panel.resetViewport();
       panel.sendViewport(true);
     }
+    this.#sayName();
   }
 
   #withChart(msg, apply) {
@@ -129,6 +148,13 @@ export class Dashboard {
     if (mine) {
       this.me = mine;
       this.dom.nameInput.placeholder = mine.name;
+    }
+    // The server announces an accepted name in its next list. Beyond the listed viewers the page
+    // cannot see its own entry and takes the list as the answer (errors are sent at once, lists
+    // batched); should a refusal follow after all, it undoes this.
+    const hello = this.hello;
+    if (hello && !hello.accepted && (mine ? mine.name === hello.name : this.viewerTotal > this.viewers.size)) {
+      this.#nameAccepted();
     }
     this.#renderViewers();
     for (const { panel } of this.charts.values()) panel.selectionChanged();
@@ -165,12 +191,90 @@ export class Dashboard {
     el.title = detail ?? '';
   }
 
+  #serverError(msg) {
+    console.warn(`chartcast: server error ${msg.code}: ${msg.message}`);
+    if (this.hello && msg.ref === this.hello.ref) this.#nameRefused(msg);
+  }
+
+  /** The name form was submitted: an empty field forgets the name; a refused one is shown, never sent. */
   #rename(raw) {
-    const name = raw.trim().slice(0, 64);
+    const { name, error } = normaliseName(raw, this.limits);
+    if (name === '') {
+      this.wantedName = '';
+      this.hello = null;
+      this.#remember('');
+      this.#showNameError('');
+      return;
+    }
+    if (error) {
+      this.#showNameError(error);
+      return;
+    }
+    this.#showNameError('');
+    this.dom.nameInput.value = name;
+    this.wantedName = name;
+    this.#sendHello(name);
+  }
+
+  /** After `welcome`: says the wanted name if it passes the rule (an older page stored up to 64 characters). */
+  #sayName() {
+    if (!this.wantedName) return;
+    const { name, error } = normaliseName(this.wantedName, this.limits);
+    if (error) {
+      const saved = this.wantedName === this.savedName;
+      if (saved) this.#remember('');
+      this.wantedName = '';
+      this.#showNameError(`Your ${saved ? 'saved ' : ''}name was not used. ${error}`);
+      return;
+    }
+    this.#sendHello(name);
+  }
+
+  #sendHello(name) {
+    const ref = makeRef('name');
+    this.hello = null;
+    if (!this.connection.send({ type: 'hello', name, ref })) return; // said after the next welcome
+    this.hello = { ref, name, accepted: false };
+    if (this.me && this.me.name === name) this.#nameAccepted(); // unchanged: no list will announce it
+  }
+
+  #nameAccepted() {
+    const { name } = this.hello;
+    this.hello.accepted = true;
+    this.#remember(name);
+    this.#showNameError('');
+    if (document.activeElement !== this.dom.nameInput) this.dom.nameInput.value = name;
+  }
+
+  /** The server refused the latest `hello`: show why; it keeps (and the page says again) the last accepted name. */
+  #nameRefused(msg) {
+    const refused = this.hello.name;
+    this.hello = null;
+    if (normaliseName(this.savedName, this.limits).name === refused) this.#remember('');
+    this.wantedName = this.savedName;
+    this.#showNameError(`The server refused this name: ${msg.message}`);
+  }
+
+  /** Remembers an accepted name ('' forgets it) in memory and in localStorage. */
+  #remember(name) {
+    this.savedName = name;
     try {
       if (name) localStorage.setItem(NAME_KEY, name); else localStorage.removeItem(NAME_KEY);
     } catch { /* storage unavailable: the name lasts for this page only */ }
-    if (name) this.connection.send({ type: 'hello', name });
+  }
+
+  /** While an error shows, it goes as soon as the field holds an acceptable name (or nothing). */
+  #nameEdited() {
+    if (!this.dom.nameError.textContent) return;
+    const { name, error } = normaliseName(this.dom.nameInput.value, this.limits);
+    if (name === '' || !error) this.#showNameError('');
+  }
+
+  /** Shows (or, with '', clears) the error beside the name field. */
+  #showNameError(text) {
+    this.dom.nameError.textContent = text;
+    if (text) this.dom.nameInput.setAttribute('aria-invalid', 'true');
+    else this.dom.nameInput.removeAttribute('aria-invalid');
   }
 
   /** Announces the newest selection text politely, at most every 0.4 s and never twice in a row. */
@@ -195,16 +299,24 @@ export class Dashboard {
         points: model.pointCount,
         categories: [...model.categories],
         domain: model.kind === 'category' ? null : model.domain,
+        yDomain: model.yDomain ? [...model.yDomain] : null,
         plot: panel.plot ? { ...panel.plot } : null,
         size: { ...panel.size },
         selection: JSON.parse(JSON.stringify(model.selection)),
       };
     }
-    return { status: this.status, me: this.me, rtl: this.rtl, viewers: [...this.viewers.values()], charts };
+    return {
+      status: this.status,
+      me: this.me,
+      rtl: this.rtl,
+      limits: { ...this.limits },
+      viewers: [...this.viewers.values()],
+      charts,
+    };
   }
 }
 
-function readName() {
+function readStoredName() {
   try {
     return localStorage.getItem(NAME_KEY) ?? '';
   } catch {

@@ -133,21 +133,6 @@ export function niceTicks(start, stop, count) {
   return ticks;
 }
 
-/**
- * Extends a data extent to nice bounds that include zero (for bars).
- * Used only when the server sent no y domain.
- * @param {number} min
- * @param {number} max
- * @returns {[number, number]}
- */
-export function niceExtent(min, max) {
-  let lo = Math.min(0, min);
-  let hi = Math.max(0, max);
-  if (lo === hi) hi = lo + 1;
-  const step = tickStep(lo, hi, 5);
-  return [Math.floor(lo / step) * step, Math.ceil(hi / step) * step];
-}
-
 const TIME_STEPS = [
   60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000,
   DAY_MS, 2 * DAY_MS, 7 * DAY_MS, 14 * DAY_MS,

@@ -18,6 +18,7 @@ const dashboard = new Dashboard({
   viewers: byId('viewers'),
   nameForm: byId('name-form'),
   nameInput: byId('name-input'),
+  nameError: byId('name-error'),
   live: byId('live'),
   lastUpdate: byId('last-update'),
 }, { rtl });

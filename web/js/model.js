@@ -4,7 +4,7 @@
  * Plain data with no DOM; the panel reads it to paint.
  */
 
-import { continuousFraction, categoryBand, niceExtent } from './geometry.js';
+import { continuousFraction, categoryBand } from './geometry.js';
 
 /** An empty shared selection, as the server sends when nothing is selected. */
 export function emptySelection() {
@@ -16,10 +16,6 @@ export class ChartModel {
   /** @param {object} spec a ChartSpec from `welcome` */
   constructor(spec) {
     this.spec = spec;
-    /** Bumped on every data change; the base canvas repaints when it moves. */
-    this.dataVersion = 0;
-    /** Bumped on every selection change; the overlay repaints when it moves. */
-    this.selectionVersion = 0;
     this.reset();
   }
 
@@ -30,12 +26,14 @@ export class ChartModel {
     this.kind = this.spec.x?.kind ?? 'category';
     this.categories = Array.isArray(this.spec.x?.categories) ? [...this.spec.x.categories] : [];
     this.xDomain = null;
+    /**
+     * The server's y domain `[d0, d1]` from `snapshot`/`append` `y.domain`: the only one the page
+     * draws with (the server hit-tests with it too). Null before the first snapshot.
+     */
     this.yDomain = null;
     this.series = (this.spec.series ?? []).map((name) => ({ name, points: [] }));
     this.selection = emptySelection();
     this.updatedAt = null;
-    this.dataVersion += 1;
-    this.selectionVersion += 1;
   }
 
   /** Replaces the spec (a new `welcome`) and drops the data it described. */
@@ -57,8 +55,7 @@ export class ChartModel {
     if (this.kind === 'category') {
       const fromDomain = Array.isArray(msg.x?.domain) && msg.x.domain.every((c) => typeof c === 'string')
         ? msg.x.domain : null;
-      const fromSpec = Array.isArray(msg.x?.categories) ? msg.x.categories : null;
-      this.categories = [...(fromDomain ?? fromSpec ?? this.categories)];
+      this.categories = [...(fromDomain ?? this.categories)];
       for (const s of this.series) for (const [x] of s.points) this.#ensureCategory(x);
       for (const s of this.series) s.points.sort((a, b) => this.categories.indexOf(a[0]) - this.categories.indexOf(b[0]));
     } else {
@@ -70,7 +67,6 @@ export class ChartModel {
     this.seq = msg.seq ?? this.seq;
     this.ready = true;
     this.#touch();
-    this.selectionVersion += 1;
   }
 
   /**
@@ -113,7 +109,6 @@ export class ChartModel {
   applySelection(msg) {
     this.selection = normaliseSelection(msg);
     this.seq = msg.seq ?? this.seq;
-    this.selectionVersion += 1;
   }
 
   /** The x domain used for drawing: the server's, or the data's extent. */
@@ -129,17 +124,9 @@ export class ChartModel {
     return Number.isFinite(lo) ? [lo, hi] : [0, 1];
   }
 
-  /** The y domain used for drawing: the server's, or a nice data extent. */
-  get valueDomain() {
-    if (this.yDomain) return this.yDomain;
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const s of this.series) for (const [, y] of s.points) {
-      if (typeof y !== 'number') continue;
-      lo = Math.min(lo, y);
-      hi = Math.max(hi, y);
-    }
-    return Number.isFinite(lo) ? niceExtent(lo, hi) : [0, 1];
+  /** Whether there is anything to draw: a snapshot arrived, with the server's y domain. */
+  get drawable() {
+    return this.ready && this.yDomain !== null;
   }
 
   /** Index of a category, or -1. */
@@ -170,7 +157,6 @@ export class ChartModel {
 
   #touch() {
     this.updatedAt = new Date();
-    this.dataVersion += 1;
   }
 }
 

@@ -26,10 +26,10 @@ const LINE_HEIGHT = 15;
  */
 export function paintOverlay(ctx, model, size, plot, rtl, theme, viewerOf) {
   ctx.clearRect(0, 0, size.width, size.height);
-  if (!model.ready) return;
+  if (!model.drawable) return;
   ctx.font = FONT;
   ctx.direction = 'ltr';
-  const env = { ctx, model, size, plot, rtl, theme, viewerOf, layout: markLayout(model, plot, rtl), y: yScale(plot, model.valueDomain) };
+  const env = { ctx, model, size, plot, rtl, theme, viewerOf, layout: markLayout(model, plot, rtl), y: yScale(plot, model.yDomain) };
   const sel = model.selection;
   if (sel.range) paintRange(env, sel.range);
   const hovers = sel.hovers.slice(0, 8);
