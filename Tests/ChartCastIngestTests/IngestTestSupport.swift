@@ -1,4 +1,5 @@
 import XCTest
+import ChartEngine
 @testable import ChartCastIngest
 
 /// The UTF-8 bytes of `text`.
@@ -31,5 +32,29 @@ func assertIngestError<T>(_ expected: ExpectedError, _ label: String = "", file:
         }
     } catch {
         XCTFail("\(label): not an IngestError: \(error)", file: file, line: line)
+    }
+}
+
+/// A time chart with series `user` and `system`.
+func timeSpec(series: [String] = ["user", "system"], window: Int? = nil) -> ChartSpec {
+    ChartSpec(id: "cpu", title: "CPU", mark: .line, xKind: .time, series: series, window: window)
+}
+
+/// A linear chart with series `y`.
+func linearSpec(series: [String] = ["y"]) -> ChartSpec {
+    ChartSpec(id: "curve", title: "Curve", mark: .line, xKind: .linear, series: series)
+}
+
+/// A category chart over Mon…Sun with series `minutes`.
+func categorySpec(series: [String] = ["minutes"]) -> ChartSpec {
+    ChartSpec(id: "workouts", title: "Walking", mark: .bar, xKind: .category, series: series,
+              categories: ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+}
+
+/// The batch's points as (series name, x, y) triples, for compact assertions.
+func triples(_ batch: PointBatch) -> [(String, RawX, Double)] {
+    (0..<batch.count).map { k in
+        let p = batch[k]
+        return (batch.series[p.series], p.x, p.y)
     }
 }
