@@ -58,3 +58,12 @@ func triples(_ batch: PointBatch) -> [(String, RawX, Double)] {
         return (batch.series[p.series], p.x, p.y)
     }
 }
+
+/// The validated batch as rows of (x, [(series name, y)]).
+func rows(_ v: ValidatedBatch) -> [(Double, [String: Double])] {
+    (0..<v.rowCount).map { r in
+        var values: [String: Double] = [:]
+        for (s, y) in v.cells(row: r) { values[v.series[s]] = y }
+        return (v.x(row: r), values)
+    }
+}
