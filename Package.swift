@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
-        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine"]),
+        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest"]),
         // Raw-socket HTTP for the tests of WebSockets and the server.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "HTTPTestSupport"]),
