@@ -17,24 +17,34 @@ let package = Package(
         ),
         // The only module that imports CLibWebsockets: safe server and client API.
         .target(name: "WebSockets", dependencies: ["CLibWebsockets"]),
+        // C shim over the Debian zlib package: gzip request bodies.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Pure Swift: scales, ChartProxy, chart store, gestures, selection. No I/O.
         .target(name: "ChartEngine"),
         // The demo dashboard's charts and seed data, engine-only, shared by the server and tests.
         .target(name: "ChartCastDemo", dependencies: ["ChartEngine"]),
         // JSON reader/writer and every protocol v1 message, encode and decode. No I/O.
         .target(name: "ChartCastProtocol", dependencies: ["ChartEngine"]),
+        // Write-body parsers and validators (JSON, CSV, line protocol, gzip). No I/O, no threads;
+        // the only module that imports CZlib.
+        .target(name: "ChartCastIngest", dependencies: ["CZlib", "ChartEngine", "ChartCastProtocol"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo"]),
         // Headless viewers and drivers for load tests.
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
-        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine"]),
+        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest"]),
         // Raw-socket HTTP for the tests of WebSockets and the server.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "HTTPTestSupport"]),
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
+        .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets", "ChartCastProtocol", "HTTPTestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol", "ChartEngine"]),
     ]

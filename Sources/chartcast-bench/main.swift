@@ -10,8 +10,9 @@
 //   - append to a full rolling window: `ChartStore.upsert` (circular buffer, tree update,
 //     domains) vs. an array `append` + `removeFirst` + a scan for the y maximum (seed 002's `maxVal()`).
 // Linear-scan repetitions are limited by a time budget so that 10^7 finishes in minutes.
+// `--ingest` measures write-body parsing instead (IngestBench.swift): points/s at 10^4 and 10^6.
 //
-// Usage: chartcast-bench [--max-n N] [--quick]
+// Usage: chartcast-bench [--max-n N] [--quick] [--ingest]
 // The table goes to stdout (Markdown); progress goes to stderr.
 
 import ChartEngine
@@ -24,6 +25,7 @@ import Glibc
 struct Options {
     var maxN = 10_000_000
     var quick = false
+    var ingest = false
 
     init(arguments: [String]) {
         var maxNGiven = false
@@ -32,6 +34,8 @@ struct Options {
             switch arguments[i] {
             case "--quick":
                 quick = true
+            case "--ingest":
+                ingest = true
             case "--max-n":
                 i += 1
                 guard i < arguments.count, let value = Int(arguments[i].replacingUnderscores()), value > 0 else {
@@ -40,7 +44,7 @@ struct Options {
                 maxN = value
                 maxNGiven = true
             case "-h", "--help":
-                print("usage: chartcast-bench [--max-n N] [--quick]")
+                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest]")
                 exit(0)
             default:
                 fail("unknown argument \(arguments[i])")
@@ -231,6 +235,13 @@ func format(_ ns: Double) -> String {
 }
 
 let options = Options(arguments: CommandLine.arguments)
+if options.ingest {
+    let ingestSizes = [10_000, 1_000_000].filter { $0 <= options.maxN }
+    guard !ingestSizes.isEmpty else { fail("--max-n must be at least 10000 with --ingest") }
+    runIngestBench(sizes: ingestSizes, quick: options.quick)
+    progress("done (checksum \(sink))")
+    exit(0)
+}
 let sizes = [1_000, 100_000, 1_000_000, 10_000_000].filter { $0 <= options.maxN }
 guard !sizes.isEmpty else { fail("--max-n must be at least 1000") }
 var table: [Row] = []

@@ -1,0 +1,86 @@
+import ChartEngine
+
+/// What applying a validated batch to a `ChartStore` did, for the caller's messages and the
+/// selection engine.
+public struct AppliedBatch: Equatable, Sendable {
+    /// Rows upserted (time/linear) or categories set (category).
+    public var rowsApplied: Int
+    /// Time/linear rows older than every row of a full window: inserting them would evict them
+    /// at once, so they are left out (the store ends the same).
+    public var rowsSkipped: Int
+    /// The smallest and largest x applied (category charts: category indices); `nil` if none.
+    public var xRange: ClosedRange<Double>?
+    /// When rows left the rolling window: every remaining row has `x >= evictedBefore`.
+    public var evictedBefore: Double?
+    /// Whether `ChartStore.xDomain` / `yDomain` differ from before the batch.
+    public var xDomainChanged: Bool
+    public var yDomainChanged: Bool
+}
+
+/// Why a store cannot take a validated batch as is.
+public struct StoreMismatch: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+extension ValidatedBatch {
+    /// Applies the batch to `store`, upserting one row at a time in x order.
+    ///
+    /// `ChartStore` has a fixed series list (its spec's), so it can take the batch only when the
+    /// batch adds no series and was validated against exactly those series (and the same x kind
+    /// and categories); otherwise nothing is applied and `StoreMismatch` is thrown. An x that is
+    /// already present keeps the values of the series this batch does not set (the store's
+    /// `upsert` replaces the whole row, so they are read back first).
+    /// - Complexity: amortised O(series · log n) per row appended after the last row; O(n) per
+    ///   row inserted before the last row of a window that is not full (the store's insert).
+    @discardableResult
+    public func apply(to store: ChartStore) throws -> AppliedBatch {
+        let spec = store.spec
+        guard newSeries.isEmpty, spec.series == series, spec.xKind == xKind, spec.id == chart else {
+            throw StoreMismatch(description: "chart \(Quote.string(spec.id)) has series \(spec.series), "
+                + "the batch for \(Quote.string(chart)) needs \(series)")
+        }
+        let xBefore = store.xDomain, yBefore = store.yDomain
+        var applied = AppliedBatch(rowsApplied: 0, rowsSkipped: 0, xRange: nil, evictedBefore: nil,
+                                   xDomainChanged: false, yDomainChanged: false)
+        if xKind == .category {
+            for r in 0..<rowCount {
+                let category = Int(rowXs[r])
+                guard category < spec.categories.count else { continue }
+                for (s, y) in cells(row: r) { store.setValue(y, series: s, category: category) }
+                applied.rowsApplied += 1
+                note(rowXs[r], in: &applied)
+            }
+        } else {
+            let keep = spec.window.map { Swift.max(1, $0) }
+            var values = [Double?](repeating: nil, count: series.count)
+            for r in 0..<rowCount {
+                let x = rowXs[r]
+                let count = store.count
+                if let keep, count >= keep, x < store.xNumber(at: 0) {
+                    applied.rowsSkipped += 1
+                    continue
+                }
+                for s in values.indices { values[s] = nil }
+                if count > 0, x <= store.xNumber(at: count - 1), let row = store.index(ofX: x) {
+                    for s in values.indices { values[s] = store.y(series: s, at: row) }
+                }
+                fill(row: r, into: &values)
+                let change = store.upsert(x: x, values: values)
+                if let evicted = change.evictedBefore { applied.evictedBefore = evicted }
+                applied.rowsApplied += 1
+                note(x, in: &applied)
+            }
+        }
+        applied.xDomainChanged = store.xDomain != xBefore
+        applied.yDomainChanged = store.yDomain != yBefore
+        return applied
+    }
+
+    private func note(_ x: Double, in applied: inout AppliedBatch) {
+        if let range = applied.xRange {
+            applied.xRange = Swift.min(range.lowerBound, x)...Swift.max(range.upperBound, x)
+        } else {
+            applied.xRange = x...x
+        }
+    }
+}
