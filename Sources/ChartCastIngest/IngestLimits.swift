@@ -46,31 +46,3 @@ public struct IngestLimits: Equatable, Sendable {
     }
 }
 
-/// The chart id rule of the data API: 1–64 of `A–Z a–z 0–9 _ . -`.
-public enum ChartID {
-    /// Longest id, in bytes.
-    public static let maxLength = 64
-
-    /// Whether `bytes` is a valid chart id.
-    public static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
-        guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
-        return bytes.allSatisfy(isIDByte)
-    }
-
-    /// Whether `id` is a valid chart id.
-    public static func isValid(_ id: String) -> Bool { isValid(id.utf8) }
-
-    /// The rule as messages state it.
-    static let rule = "1–64 of A–Z a–z 0–9 _ . -"
-
-    @inline(__always)
-    static func isIDByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
-            return true
-        default:
-            return false
-        }
-    }
-}

@@ -1,3 +1,5 @@
+import ChartCastProtocol
+import ChartEngine
 /// Measurements, tag sets, field keys and field values of line protocol.
 extension LineProtocolReader {
     /// Whether `b` is escapable in tag keys, tag values and field keys (`\\` included).
@@ -33,8 +35,8 @@ extension LineProtocolReader {
             }
         }
         guard !measurement.isEmpty else { throw syntax("the line has no measurement") }
-        guard ChartID.isValid(measurement) else {
-            throw IngestError.badPoint("measurement \(Quote.bytes(measurement)) is not a valid chart id (\(ChartID.rule))",
+        guard ChartSpec.isValidID(measurement) else {
+            throw IngestError.badPoint("measurement \(Quote.bytes(measurement)) is not a valid chart id (\(ChartSpec.idRule))",
                                        line: line)
         }
         var tags: [(key: [UInt8], value: [UInt8])] = []

@@ -13,7 +13,7 @@
 ///   `bad_point`; anything else is `bad_request`;
 /// - the timestamp is an integer in `precision`, converted to epoch ms; none: `receivedAt`.
 ///
-/// The measurement is the chart id (it must satisfy `ChartID`, else `bad_point`). Each field is a
+/// The measurement is the chart id (it must satisfy `ChartSpec.isValidID`, else `bad_point`). Each field is a
 /// series named after its key, or, when the line has tags, `key{tag=v,tag2=v2}` with the tags
 /// sorted by key (bytewise) and unescaped; tag keys must not repeat and tag values must not be
 /// empty. Errors name the line; line-protocol errors have no `index`.

@@ -25,20 +25,23 @@ public struct StoreMismatch: Error, Equatable, Sendable, CustomStringConvertible
 extension ValidatedBatch {
     /// Applies the batch to `store`, upserting one row at a time in x order.
     ///
-    /// `ChartStore` has a fixed series list (its spec's), so it can take the batch only when the
-    /// batch adds no series and was validated against exactly those series (and the same x kind
-    /// and categories); otherwise nothing is applied and `StoreMismatch` is thrown. An x that is
+    /// The batch must have been validated against the store as it is now: the same chart, x kind
+    /// and series (the batch's new series are added to the store first); otherwise nothing is
+    /// applied and `StoreMismatch` is thrown. An x that is
     /// already present keeps the values of the series this batch does not set (the store's
     /// `upsert` replaces the whole row, so they are read back first).
     /// - Complexity: amortised O(series · log n) per row appended after the last row; O(n) per
     ///   row inserted before the last row of a window that is not full (the store's insert).
     @discardableResult
     public func apply(to store: ChartStore) throws -> AppliedBatch {
-        let spec = store.spec
-        guard newSeries.isEmpty, spec.series == series, spec.xKind == xKind, spec.id == chart else {
-            throw StoreMismatch(description: "chart \(Quote.string(spec.id)) has series \(spec.series), "
-                + "the batch for \(Quote.string(chart)) needs \(series)")
+        let existing = series.count - newSeries.count
+        guard store.spec.series == Array(series.prefix(existing)), store.spec.xKind == xKind, store.spec.id == chart,
+              existing + newSeries.count <= ChartSpec.maxSeries else {
+            throw StoreMismatch(description: "chart \(Quote.string(store.spec.id)) has series \(store.spec.series), "
+                + "the batch for \(Quote.string(chart)) was validated against \(series.prefix(existing))")
         }
+        for name in newSeries { store.addSeries(name) }
+        let spec = store.spec
         let xBefore = store.xDomain, yBefore = store.yDomain
         var applied = AppliedBatch(rowsApplied: 0, rowsSkipped: 0, xRange: nil, evictedBefore: nil,
                                    xDomainChanged: false, yDomainChanged: false)

@@ -28,10 +28,16 @@ extension ChartSpec {
     /// Parses a spec from the bytes of a JSON document.
     public static func parse(_ bytes: [UInt8]) throws -> ChartSpec { try parse(try Envelope.parse(bytes)) }
 
+    /// The id rule as messages state it.
+    public static let idRule = "1–64 of A–Z a–z 0–9 _ . -"
+
     /// Whether `id` is 1–64 of `A–Z a–z 0–9 _ . -`.
-    public static func isValidID(_ id: String) -> Bool {
-        guard !id.isEmpty, id.utf8.count <= maxIDLength else { return false }
-        return id.utf8.allSatisfy { b in
+    public static func isValidID(_ id: String) -> Bool { isValidID(id.utf8) }
+
+    /// Whether the bytes spell a valid id (the line-protocol parser checks measurements in place).
+    public static func isValidID(_ bytes: some Collection<UInt8>) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= maxIDLength else { return false }
+        return bytes.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
                 || b == UInt8(ascii: "_") || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")
         }
@@ -43,7 +49,7 @@ extension ChartSpec {
         fields.style = .path
         let id = try fields.string("id")
         guard ChartSpec.isValidID(id) else {
-            throw fields.fail("id", "\"\(id.prefix(80))\" must be 1–64 of A–Z a–z 0–9 _ . -")
+            throw fields.fail("id", "\"\(id.prefix(80))\" must be \(ChartSpec.idRule)")
         }
         let title = try fields.has("title") ? fields.text("title") : id
         let mark = try fields.oneOf("mark", Mark.init(wireName:), names: Mark.wireNames)

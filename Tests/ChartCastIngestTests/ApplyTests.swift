@@ -41,14 +41,24 @@ final class ApplyTests: XCTestCase {
         XCTAssertTrue(applied.yDomainChanged)
     }
 
-    func testABatchThatAddsSeriesIsRefusedAndNothingIsApplied() throws {
+    func testABatchThatAddsSeriesAddsThemToTheStore() throws {
         let store = ChartStore(spec: timeSpec(series: ["user"]))
         let validated = try CSVPointsParser.parse(bytes("x,user,guest\n1,1,2\n")).validate(against: store.spec)
         XCTAssertEqual(validated.newSeries, ["guest"])
+        try validated.apply(to: store)
+        XCTAssertEqual(store.spec.series, ["user", "guest"])
+        XCTAssertEqual(store.y(series: 1, at: 0), 2)
+    }
+
+    func testABatchValidatedAgainstOtherSeriesIsRefusedAndNothingIsApplied() throws {
+        let store = ChartStore(spec: timeSpec(series: ["user"]))
+        let validated = try CSVPointsParser.parse(bytes("x,user,guest\n1,1,2\n")).validate(against: store.spec)
+        store.addSeries("system")   // a write in between added another series
         XCTAssertThrowsError(try validated.apply(to: store)) { error in
             XCTAssertTrue(error is StoreMismatch)
         }
         XCTAssertEqual(store.count, 0)
+        XCTAssertEqual(store.spec.series, ["user", "system"])
     }
 
     func testAValidatedLineProtocolWriteAppliesToEachChart() throws {
