@@ -12,9 +12,16 @@ public struct ServerOptions: Equatable, Sendable {
     public var window: Int = 60
     public var deflate: Bool = false
     public var logLevel: LogLevel = .info
+    /// A dashboard file served instead of the demo; nil serves the demo.
+    public var dashboard: String? = nil
+    /// The token writes must present; nil lets loopback peers write without one.
+    public var writeToken: String? = nil
+    /// Whether a line-protocol write naming no chart creates one.
+    public var autoCreate: Bool = true
 
     public init(host: String = "127.0.0.1", port: Int = 8080, webRoot: String? = nil, tick: Double = 1.0,
-                window: Int = 60, deflate: Bool = false, logLevel: LogLevel = .info) {
+                window: Int = 60, deflate: Bool = false, logLevel: LogLevel = .info, dashboard: String? = nil,
+                writeToken: String? = nil, autoCreate: Bool = true) {
         self.host = host
         self.port = port
         self.webRoot = webRoot
@@ -22,6 +29,16 @@ public struct ServerOptions: Equatable, Sendable {
         self.window = window
         self.deflate = deflate
         self.logLevel = logLevel
+        self.dashboard = dashboard
+        self.writeToken = writeToken
+        self.autoCreate = autoCreate
+    }
+
+    /// The options as a log line shows them: secrets replaced.
+    public var redacted: ServerOptions {
+        var copy = self
+        if copy.writeToken != nil { copy.writeToken = "<set>" }
+        return copy
     }
 }
 
@@ -40,7 +57,8 @@ extension ServerOptions {
     public static let usage = """
     Usage: chartcast [options]
 
-    Serves the ChartCast demo dashboard: a canvas page at / and protocol v1 at /ws.
+    Serves a ChartCast dashboard (the built-in demo unless --dashboard is given): a canvas page
+    at /, protocol v1 at /ws and the HTTP API at /api (see docs/api.md).
 
     Options (each also settable as an environment variable):
       --host ADDR          interface to listen on            CHARTCAST_HOST       (default 127.0.0.1)
@@ -52,6 +70,12 @@ extension ServerOptions {
       --window N           rolling window in points          CHARTCAST_WINDOW     (default 60)
       --deflate            enable permessage-deflate         CHARTCAST_DEFLATE=1  (default off)
       --log-level LEVEL    error, warn, info or debug        CHARTCAST_LOG_LEVEL  (default info)
+      --dashboard FILE     serve the charts in FILE          CHARTCAST_DASHBOARD  (default: the demo)
+      --write-token TOKEN  token writes must present         CHARTCAST_WRITE_TOKEN (default: none, and
+                                                                                   only loopback peers
+                                                                                   may write)
+      --no-auto-create     line-protocol writes naming no    CHARTCAST_NO_AUTO_CREATE=1
+                           chart get 404 instead of creating one
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -89,6 +113,21 @@ extension ServerOptions {
                 case "0", "false", "no", "off", "": options.deflate = false
                 default: throw OptionsError(description: "CHARTCAST_DEFLATE must be 1 or 0, got \"\(value)\"")
                 }
+            case "dashboard":
+                guard !value.isEmpty else { throw OptionsError(description: "--dashboard needs a file") }
+                options.dashboard = value
+            case "write-token":
+                guard !value.isEmpty else { throw OptionsError(description: "--write-token must not be empty") }
+                guard value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                    throw OptionsError(description: "--write-token must be printable ASCII without spaces")
+                }
+                options.writeToken = value
+            case "no-auto-create":
+                switch value.lowercased() {
+                case "1", "true", "yes", "on": options.autoCreate = false
+                case "0", "false", "no", "off", "": options.autoCreate = true
+                default: throw OptionsError(description: "CHARTCAST_NO_AUTO_CREATE must be 1 or 0, got \"\(value)\"")
+                }
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -98,7 +137,9 @@ extension ServerOptions {
                 throw OptionsError(description: "unknown option --\(name) (see --help)")
             }
         }
-        let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level"]
+        let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
+                     "no-auto-create"]
+        let switches: Set<String> = ["deflate", "no-auto-create"]
         for name in names {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
             if let value = environment[variable] { try apply(name, value) }
@@ -118,7 +159,7 @@ extension ServerOptions {
                 name = String(name[..<equals])
             }
             guard names.contains(name) else { throw OptionsError(description: "unknown option --\(name) (see --help)") }
-            if name == "deflate" {
+            if switches.contains(name) {
                 try apply(name, inlineValue ?? "1")
                 continue
             }

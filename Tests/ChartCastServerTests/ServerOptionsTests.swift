@@ -25,6 +25,18 @@ final class ServerOptionsTests: XCTestCase {
                        .run(ServerOptions(deflate: true)))
     }
 
+    func testDataAPIFlags() throws {
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--dashboard", "plant.json", "--write-token=t0k", "--no-auto-create"],
+                                               environment: [:]),
+                       .run(ServerOptions(dashboard: "plant.json", writeToken: "t0k", autoCreate: false)))
+        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_DASHBOARD": "d.json", "CHARTCAST_WRITE_TOKEN": "abc",
+                                                                            "CHARTCAST_NO_AUTO_CREATE": "1"]),
+                       .run(ServerOptions(dashboard: "d.json", writeToken: "abc", autoCreate: false)))
+        XCTAssertTrue(ServerOptions().autoCreate, "auto-create is the default")
+        XCTAssertEqual(ServerOptions(writeToken: "secret").redacted.writeToken, "<set>", "never shown")
+        XCTAssertThrowsError(try ServerOptions.parse(arguments: ["--write-token", "two words"], environment: [:]))
+    }
+
     func testHelp() throws {
         XCTAssertEqual(try ServerOptions.parse(arguments: ["--help"], environment: [:]), .help)
         XCTAssertEqual(try ServerOptions.parse(arguments: ["-h"], environment: [:]), .help)
