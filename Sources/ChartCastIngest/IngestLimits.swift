@@ -1,3 +1,6 @@
+import ChartCastProtocol
+import ChartEngine
+
 /// The limits every write body is held to while it is parsed and validated.
 ///
 /// Parsers check them as they go, so an oversized body is refused at the point where it crosses
@@ -21,7 +24,7 @@ public struct IngestLimits: Equatable, Sendable {
     /// The limits of the data API: 1,000,000 points, 32 series per chart, 64 MiB inflated.
     public static let standard = IngestLimits(
         maxPoints: 1_000_000, maxColumnLength: 1_000_000, maxSeriesPerChart: 32,
-        maxSeriesNameBytes: 256, maxDepth: 32, maxInflatedBytes: 64 << 20)
+        maxSeriesNameBytes: ChartSpec.maxSeriesNameBytes, maxDepth: 32, maxInflatedBytes: 64 << 20)
 
     /// Creates a set of limits.
     public init(maxPoints: Int, maxColumnLength: Int, maxSeriesPerChart: Int, maxSeriesNameBytes: Int,

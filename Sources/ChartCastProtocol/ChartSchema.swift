@@ -12,6 +12,8 @@ extension ChartSpec {
     public static let maxCategories = 1000
     /// Longest chart id.
     public static let maxIDLength = 64
+    /// Longest series name, in UTF-8 bytes (the ingest parsers check the same bound).
+    public static let maxSeriesNameBytes = 256
 
     /// Parses and validates one spec.
     /// - Parameters:
@@ -69,6 +71,9 @@ extension ChartSpec {
             domain = range
         }
         let series = try fields.has("series") ? fields.distinctTexts("series", count: 0...ChartSpec.maxSeries) : []
+        for (index, name) in series.enumerated() where name.utf8.count > ChartSpec.maxSeriesNameBytes {
+            throw fields.fail("series[\(index)]", "is longer than \(ChartSpec.maxSeriesNameBytes) bytes")
+        }
         var interactions = ChartSpec.defaultInteractions(for: kind)
         if fields.has("interactions") {
             let i = try fields.nested("interactions")
@@ -167,7 +172,8 @@ extension FieldReader {
         return value
     }
 
-    /// An array of distinct non-empty strings of at most 200 characters, `count` of them.
+    /// An array of distinct non-empty strings of at most 200 characters (series: also at most 256
+    /// bytes, checked by the caller), `count` of them.
     func distinctTexts(_ name: String, count: ClosedRange<Int>) throws -> [String] {
         let items = try strings(name)
         guard count.contains(items.count) else {
