@@ -1,5 +1,5 @@
 import ChartCastProtocol
-import HTTPTestSupport
+import TestSupport
 import Foundation
 import XCTest
 

@@ -1,6 +1,7 @@
 import ChartCastProtocol
 import ChartCastServer
 import Foundation
+import TestSupport
 import WebSockets
 import XCTest
 

@@ -1,5 +1,5 @@
-import HTTPTestSupport
 import Foundation
+import TestSupport
 import XCTest
 @testable import WebSockets
 

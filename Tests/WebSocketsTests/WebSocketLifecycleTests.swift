@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import WebSockets
 
@@ -121,9 +122,7 @@ final class WebSocketLifecycleTests: XCTestCase {
     }
 
     func testClientReportsConnectionFailure() throws {
-        // Find a port nobody listens on: bind a server, stop it.
-        let (server, _, port) = try startServer()
-        server.shutdown()
+        let port = try freePort()
         XCTAssertThrowsError(try BlockingWebSocketClient.connect(port: port, timeout: 3)) { error in
             guard case .connectFailed = error as? WebSocketError else {
                 return XCTFail("expected connectFailed, got \(error)")

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTestSupport
+import TestSupport
 import XCTest
 @testable import WebSockets
 
@@ -149,16 +149,6 @@ func onServiceThread<T>(_ server: WebSocketServer, timeout: Double = 2, _ body: 
     lock.lock()
     defer { lock.unlock() }
     return result
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }
 
 /// Queues `frames` 64 KiB binary frames for one connection (whose peer has paused reading) and
