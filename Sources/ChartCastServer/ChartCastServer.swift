@@ -1,5 +1,4 @@
 import ChartCastProtocol
-import Dispatch
 import WebSockets
 
 /// A point-in-time summary of the server, for tests and tools.
@@ -74,22 +73,12 @@ public final class ChartCastServer {
         server.shutdown(closeCode: 1001, grace: 0.5)
     }
 
-    /// Runs `body` on the service thread and waits for its result.
-    private func onServiceThread<T>(_ body: @escaping (ServerCore) -> T) -> T {
-        let done = DispatchSemaphore(value: 0)
-        var result: T?
+    /// Current figures, gathered on the service thread. Blocks briefly (at most `timeout`
+    /// seconds); nil when the server is not running (before `start()`, after `shutdown()`) or
+    /// did not answer in time.
+    public func statistics(timeout: Double = 5) -> ServerStatistics? {
         let core = self.core
-        server.perform {
-            result = body(core)
-            done.signal()
-        }
-        done.wait()
-        return result!
-    }
-
-    /// Current figures, gathered on the service thread. Blocks briefly.
-    public func statistics() -> ServerStatistics {
-        onServiceThread { core in
+        return server.performAndWait(timeout: timeout) {
             var pending: [String: Int] = [:]
             for session in core.sessions.values { pending[session.info.id] = session.pendingPersonalBytes }
             return ServerStatistics(

@@ -33,8 +33,7 @@ final class Session {
     let rateLimiter: RateLimiter
     /// Set after a fatal error: only personal frames are still sent, then the connection closes.
     var closing = false
-    private var personal: [OutboundFrame] = []
-    private var personalHead = 0
+    private var personal = FIFOQueue<OutboundFrame>()
 
     init(connection: ViewerConnection, info: ViewerInfo, chartCount: Int, rateLimiter: RateLimiter) {
         self.connection = connection
@@ -47,29 +46,23 @@ final class Session {
     /// Queues a frame for this viewer alone. Returns false (frame dropped) when the queue is full.
     @discardableResult
     func enqueuePersonal(_ frame: OutboundFrame) -> Bool {
-        guard personal.count - personalHead < Session.maxPersonalFrames else { return false }
+        guard personal.count < Session.maxPersonalFrames else { return false }
         personal.append(frame)
         return true
     }
 
     /// Whether personal frames are waiting.
-    var hasPersonalFrames: Bool { personalHead < personal.count }
+    var hasPersonalFrames: Bool { !personal.isEmpty }
 
     /// The oldest personal frame, removed from the queue.
+    /// - Complexity: O(1).
     func dequeuePersonal() -> OutboundFrame? {
-        guard personalHead < personal.count else { return nil }
-        let frame = personal[personalHead]
-        personalHead += 1
-        if personalHead == personal.count {
-            personal.removeAll(keepingCapacity: true)
-            personalHead = 0
-        }
-        return frame
+        personal.popFirst()
     }
 
     /// Bytes held for this viewer beyond shared frames: queued personal frames.
     var pendingPersonalBytes: Int {
-        personal[personalHead...].reduce(0) { $0 + $1.count }
+        personal.reduce(0) { $0 + $1.count }
     }
 }
 

@@ -56,17 +56,13 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     /// - Note: the fields below are service thread only.
     var state = State.pending
     var wsi: OpaquePointer?
-    var queue: [ClientFrame] = []
-    var queueHead = 0
+    var queue = FIFOQueue<ClientFrame>()
     var closeCode: UInt16?
     var peerCloseCode: UInt16?
     var paused = false
     var writeArmed = false
     var assembler: MessageAssembler
     var allocations: CAllocations?
-
-    private let countLock = NSLock()
-    private var queuedCount = 0
 
     init(id: Int, host: String, port: Int, path: String, subprotocol: String?,
          owner: WebSocketClientContext, delegate: WebSocketClientDelegate, maxMessageSize: Int) {
@@ -110,7 +106,7 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
         owner.loop.performOrRun { [self] in
             guard state != .closed, closeCode == nil else { return }
             closeCode = WebSocketCloseCode.sendable(code)
-            if state == .open { requestWritable() }
+            if state == .open { requestWrite() }
         }
     }
 
@@ -135,63 +131,34 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
         return Unmanaged.passUnretained(self).toOpaque()
     }
 
-    /// Frames queued and not yet handed to the socket. - Note: any thread.
-    public var queuedOutboundCount: Int {
-        countLock.lock()
-        defer { countLock.unlock() }
-        return queuedCount
-    }
-
     /// True once the handshake completed and until the connection closes. - Note: service thread only.
     public var isOpen: Bool { return state == .open }
 
+    /// Queues `frames` on the service thread (dropped once closing or closed).
     private func enqueue(_ frames: [ClientFrame]) {
-        adjustQueued(frames.count)
-        let accepted = owner.loop.performOrRun { [self] in
-            guard state != .closed, closeCode == nil else {
-                adjustQueued(-frames.count)
-                return
-            }
+        owner.loop.performOrRun { [self] in
+            guard state != .closed, closeCode == nil else { return }
             queue.append(contentsOf: frames)
-            if state == .open { requestWritable() }
+            if state == .open { requestWrite() }
         }
-        if !accepted { adjustQueued(-frames.count) }
     }
 
-    func adjustQueued(_ delta: Int) {
-        countLock.lock()
-        queuedCount += delta
-        countLock.unlock()
-    }
-
-    /// - Note: service thread only.
-    func requestWritable() {
-        guard let wsi = wsi, !writeArmed, !owner.loop.isTearingDown else { return }
-        writeArmed = true
-        if lws_callback_on_writable(wsi) < 0 { writeArmed = false }
+    /// Asks for a writable callback (idempotent). - Note: service thread only.
+    func requestWrite() {
+        owner.loop.requestWritable(wsi, armed: &writeArmed)
     }
 
     /// The next queued frame, or nil. - Note: service thread only.
     func popFrame() -> ClientFrame? {
-        guard queueHead < queue.count else { return nil }
-        let frame = queue[queueHead]
-        queueHead += 1
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
-        }
-        adjustQueued(-1)
-        return frame
+        return queue.popFirst()
     }
 
     /// True while frames wait. - Note: service thread only.
-    var hasQueuedFrames: Bool { return queueHead < queue.count }
+    var hasQueuedFrames: Bool { return !queue.isEmpty }
 
     /// Drops everything queued (on close). - Note: service thread only.
     func dropQueue() {
-        adjustQueued(-(queue.count - queueHead))
         queue.removeAll()
-        queueHead = 0
     }
 
     public static func == (lhs: WebSocketClientConnection, rhs: WebSocketClientConnection) -> Bool {

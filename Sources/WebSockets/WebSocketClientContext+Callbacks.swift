@@ -23,7 +23,7 @@ extension WebSocketClientContext {
             if connection.paused { _ = lws_rx_flow_control(wsi, 0) }
             connection.delegate?.webSocketClientDidConnect(connection)
             if connection.hasQueuedFrames || connection.closeCode != nil {
-                connection.requestWritable()
+                connection.requestWrite()
             }
         case LWS_CALLBACK_CLIENT_FILTER_PRE_ESTABLISH:
             // The response headers are still available here, not after.
@@ -95,7 +95,7 @@ extension WebSocketClientContext {
             }
             if result < 0 { return -1 }
             if connection.hasQueuedFrames || connection.closeCode != nil {
-                connection.requestWritable()
+                connection.requestWrite()
             }
             return 0
         }

@@ -84,6 +84,14 @@ public final class WebSocketClientContext {
         loop.perform(work)
     }
 
+    /// Runs `work` on the service thread and waits at most `timeout` seconds for its result.
+    /// Returns nil at once after `shutdown()`, or when the work did not complete in time. On
+    /// the service thread itself it runs `work` inline.
+    /// - Note: any thread.
+    public func performAndWait<T>(timeout: Double, _ work: @escaping () -> T) -> T? {
+        return loop.performAndWait(timeout: timeout, work)
+    }
+
     /// A repeating timer on the service thread. - Note: service thread only.
     @discardableResult
     public func schedule(every seconds: Double, _ tick: @escaping () -> Void) -> WebSocketTimer {

@@ -21,8 +21,7 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// A writable callback was requested and has not arrived yet.
     var writeArmed = false
     /// Frames queued with `send(_:)`, written before the delegate is asked.
-    var directQueue: [OutboundFrame] = []
-    var directHead = 0
+    var directQueue = FIFOQueue<OutboundFrame>()
     /// The close queued by `close(code:reason:)`.
     var pendingClose: (code: UInt16, reason: [UInt8])?
     /// Frames written since the close was queued (bounded, so a close always happens).
@@ -40,11 +39,7 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// `nextFrameFor` until it returns nil. Idempotent and cheap.
     /// - Note: service thread only.
     public func requestWrite() {
-        guard let wsi = wsi, !writeArmed, !server.loop.isTearingDown else { return }
-        writeArmed = true
-        if lws_callback_on_writable(wsi) < 0 {
-            writeArmed = false
-        }
+        server.loop.requestWritable(wsi, armed: &writeArmed)
     }
 
     /// Queues one frame for this connection only, ahead of the delegate's frames.
@@ -88,19 +83,11 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     }
 
     /// Whether frames queued with `send(_:)` are waiting.
-    var hasDirectFrames: Bool { directHead < directQueue.count }
+    var hasDirectFrames: Bool { !directQueue.isEmpty }
 
     /// The next frame to write: direct frames first, then the delegate's.
     func nextFrame(delegate: WebSocketServerDelegate?) -> OutboundFrame? {
-        if directHead < directQueue.count {
-            let frame = directQueue[directHead]
-            directHead += 1
-            if directHead == directQueue.count {
-                directQueue.removeAll(keepingCapacity: true)
-                directHead = 0
-            }
-            return frame
-        }
+        if let frame = directQueue.popFirst() { return frame }
         if pendingClose != nil && framesSinceClose >= 64 { return nil }
         guard let frame = delegate?.webSocketServer(server, nextFrameFor: self) else { return nil }
         if pendingClose != nil { framesSinceClose += 1 }

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// `start()` creates the libwebsockets context (binding the port) and starts
 /// the service thread; every delegate call, every connection method and every
-/// timer runs on that thread. Other threads reach it with `perform(_:)`.
+/// timer runs on that thread. Other threads reach it with `perform(_:)` or
+/// `performAndWait(timeout:_:)`.
 /// `shutdown(closeCode:grace:)` closes every WebSocket, waits a bounded time
 /// for peers, and destroys the context.
 ///
@@ -136,6 +137,15 @@ public final class WebSocketServer {
     /// - Note: any thread.
     public func perform(_ work: @escaping () -> Void) {
         loop.perform(work)
+    }
+
+    /// Runs `work` on the service thread and waits at most `timeout` seconds for its result.
+    /// Returns nil at once when the server is not running (before `start()`, after
+    /// `shutdown`), or when the work did not complete in time. On the service thread itself
+    /// it runs `work` inline.
+    /// - Note: any thread.
+    public func performAndWait<T>(timeout: Double, _ work: @escaping () -> T) -> T? {
+        return loop.performAndWait(timeout: timeout, work)
     }
 
     /// A repeating timer on the service thread.

@@ -86,8 +86,7 @@ public final class BlockingWebSocketClient {
 /// connection: a condition-protected inbox.
 public final class BlockingInbox: WebSocketClientDelegate {
     private let condition = NSCondition()
-    private var messages: [InboundMessage] = []
-    private var head = 0
+    private var messages = FIFOQueue<InboundMessage>()
     private var connected = false
     private var failure: String?
     private var closed = false
@@ -160,21 +159,15 @@ public final class BlockingInbox: WebSocketClientDelegate {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
-        while head >= messages.count {
+        while true {
+            if let message = messages.popFirst() { return message }
             if closed { throw WebSocketError.closed(code: code) }
             if !condition.wait(until: deadline) {
-                if head < messages.count { break }
+                if let message = messages.popFirst() { return message }
                 if closed { throw WebSocketError.closed(code: code) }
                 throw WebSocketError.timeout
             }
         }
-        let message = messages[head]
-        head += 1
-        if head == messages.count {
-            messages.removeAll()
-            head = 0
-        }
-        return message
     }
 
     /// Waits until the connection closed and returns the peer's close code.

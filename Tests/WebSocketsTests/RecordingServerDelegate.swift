@@ -135,22 +135,6 @@ func startServer(_ configure: (inout WebSocketServerConfiguration) -> Void = { _
     return (server, delegate, port)
 }
 
-/// Runs `body` on the server's service thread and waits for its result.
-func onServiceThread<T>(_ server: WebSocketServer, timeout: Double = 2, _ body: @escaping () -> T) -> T? {
-    let done = DispatchSemaphore(value: 0)
-    let lock = NSLock()
-    var result: T?
-    server.perform {
-        let value = body()
-        lock.lock(); result = value; lock.unlock()
-        done.signal()
-    }
-    guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-    lock.lock()
-    defer { lock.unlock() }
-    return result
-}
-
 /// Queues `frames` 64 KiB binary frames for one connection (whose peer has paused reading) and
 /// waits until its socket is choked: the send buffers are full and even a close frame cannot go out.
 func floodUntilChoked(_ server: WebSocketServer, _ delegate: RecordingServerDelegate, connection id: Int,
@@ -160,6 +144,6 @@ func floodUntilChoked(_ server: WebSocketServer, _ delegate: RecordingServerDele
         server.openConnections.first { $0.id == id }?.requestWrite()
     }
     return eventually(timeout: 5) {
-        onServiceThread(server) { server.openConnections.first { $0.id == id }?.isChoked ?? false } ?? false
+        server.performAndWait(timeout: 2) { server.openConnections.first { $0.id == id }?.isChoked ?? false } ?? false
     }
 }
