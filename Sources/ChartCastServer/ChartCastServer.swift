@@ -25,6 +25,9 @@ public struct ServerStatistics: Sendable {
 ///
 /// `start()` binds and returns the port; `shutdown()` closes every viewer with 1001 and stops.
 public final class ChartCastServer {
+    /// The WebSocket subprotocol of protocol v1.
+    public static let subprotocol = "chartcast.v1"
+
     public let options: ServerOptions
     public let logger: Logger
     private let core: ServerCore
@@ -37,12 +40,13 @@ public final class ChartCastServer {
         self.logger = logger ?? Logger(level: options.logLevel)
         core = ServerCore(options: options, logger: self.logger)
         delegate = CoreDelegate(core: core)
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: ChartCastServer.subprotocol)
         configuration.host = options.host
         configuration.port = options.port
         configuration.webRoot = options.webRoot
         configuration.webSocketPath = "/ws"
-        configuration.subprotocol = "chartcast.v1"
+        configuration.vhostName = "chartcast"
+        configuration.serverName = "ChartCast"
         configuration.maxMessageSize = 65_536
         configuration.permessageDeflate = options.deflate
         server = WebSocketServer(configuration: configuration, delegate: delegate)

@@ -12,6 +12,8 @@ public final class WebSocketClientContext {
     private var allocations: CAllocations?
     /// The largest inbound message delivered; bigger ones are dropped (and logged).
     public let maxMessageSize: Int
+    /// The name of the context's one lws protocol (it appears in libwebsockets' log lines).
+    public let protocolName: String
     /// Connections from `connect` until they fail or close. - Note: service thread only.
     var live: [UnsafeMutableRawPointer: WebSocketClientConnection] = [:]
 
@@ -22,15 +24,18 @@ public final class WebSocketClientContext {
     /// - Parameters:
     ///   - maxMessageSize: inbound messages above this are dropped.
     ///   - permessageDeflate: offer permessage-deflate to servers.
+    ///   - protocolName: the name of the context's lws protocol.
     ///   - threadName: the service thread's name.
     /// - Throws: `WebSocketError.contextCreationFailed`.
-    public init(maxMessageSize: Int = 64 << 20, permessageDeflate: Bool = false, threadName: String = "ws-client") throws {
+    public init(maxMessageSize: Int = 64 << 20, permessageDeflate: Bool = false,
+                protocolName: String = "ws-client", threadName: String = "ws-client") throws {
         self.maxMessageSize = maxMessageSize
+        self.protocolName = protocolName
         let fileLimit = ListenSupport.raiseFileLimit()
         WebSocketLog.installInLibrary()
         let allocations = CAllocations()
         let protocols = allocations.array(of: lws_protocols.self, count: 2)
-        protocols[0].name = UnsafePointer(allocations.string(WebSocketClientContext.localProtocolName))
+        protocols[0].name = UnsafePointer(allocations.string(protocolName))
         protocols[0].callback = clientCallback
         var info = cc_zeroed_context_info()
         info.port = CONTEXT_PORT_NO_LISTEN
@@ -53,8 +58,6 @@ public final class WebSocketClientContext {
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: threadName)
     }
-
-    static let localProtocolName = "chartcast-client"
 
     /// Starts a ws:// connection; the delegate hears the outcome.
     ///
@@ -139,7 +142,7 @@ public final class WebSocketClientContext {
         info.host = UnsafePointer(strings.string(ListenSupport.display(host: connection.host, port: connection.port)))
         info.origin = info.host
         info.protocol = strings.string(connection.subprotocol)
-        info.local_protocol_name = UnsafePointer(strings.string(WebSocketClientContext.localProtocolName))
+        info.local_protocol_name = UnsafePointer(strings.string(protocolName))
         info.ietf_version_or_minus_one = -1
         info.userdata = connection.userPointer
         let wsi = lws_client_connect_via_info(&info)

@@ -86,8 +86,8 @@ public final class WebSocketServer {
         if configuration.permessageDeflate {
             info.extensions = UnsafePointer(allocations.permessageDeflateExtensions())
         }
-        info.vhost_name = UnsafePointer(allocations.string("chartcast"))
-        info.server_string = UnsafePointer(allocations.string("ChartCast"))
+        info.vhost_name = UnsafePointer(allocations.string(configuration.vhostName))
+        info.server_string = allocations.string(configuration.serverName)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = UInt32(fileLimit)
         info.max_http_header_pool = 1024
@@ -104,7 +104,7 @@ public final class WebSocketServer {
             throw WebSocketError.listenFailed("cannot listen on \(where_): libwebsockets could not create the listener")
         }
         var port = configuration.port
-        if let vhost = lws_get_vhost_by_name(context, "chartcast") {
+        if let vhost = lws_get_vhost_by_name(context, configuration.vhostName) {
             let listening = Int(lws_get_vhost_listen_port(vhost))
             if listening > 0 { port = listening }
         }

@@ -1,4 +1,7 @@
 /// Everything a `WebSocketServer` needs to know before `start()`.
+///
+/// The application names itself here: its subprotocol, vhost and `Server:` header. The
+/// WebSocket layer has no name of its own.
 public struct WebSocketServerConfiguration {
     /// The address to listen on: an IPv4 or IPv6 literal, `localhost`, or
     /// `0.0.0.0` / `::` for every interface.
@@ -9,8 +12,13 @@ public struct WebSocketServerConfiguration {
     public var webRoot: String? = nil
     /// The only path on which WebSocket upgrades are accepted.
     public var webSocketPath: String = "/ws"
-    /// The WebSocket subprotocol the server speaks. Clients may also omit it.
-    public var subprotocol: String = "chartcast.v1"
+    /// The WebSocket subprotocol the server speaks (also the name of its lws protocol).
+    /// A client offering another one is refused; a client offering none is accepted.
+    public var subprotocol: String
+    /// The libwebsockets vhost name (it appears in libwebsockets' log lines).
+    public var vhostName: String = "default"
+    /// The `Server:` header of HTTP responses; nil sends none.
+    public var serverName: String? = nil
     /// The largest inbound message (after reassembly) delivered to the delegate, in bytes.
     public var maxMessageSize: Int = 65_536
     /// Negotiate permessage-deflate (RFC 7692) with clients that offer it.
@@ -20,7 +28,10 @@ public struct WebSocketServerConfiguration {
     /// Name of the service thread (visible in debuggers and `top -H`).
     public var threadName: String = "ws-server"
 
-    public init() {}
+    /// A configuration for a server speaking `subprotocol`; everything else has a default.
+    public init(subprotocol: String) {
+        self.subprotocol = subprotocol
+    }
 }
 
 /// Receives the events of a `WebSocketServer` and supplies its outbound frames.

@@ -33,7 +33,7 @@ final class TestViewer {
     var id: String { welcome["viewer"]?.string ?? "" }
 
     init(port: Int, readInitialState: Bool = true) throws {
-        client = try BlockingWebSocketClient.connect(port: port)
+        client = try BlockingWebSocketClient.connect(port: port, subprotocol: ChartCastServer.subprotocol)
         guard readInitialState else { return }
         welcome = try next(type: "welcome")
         while snapshots.count < 5 {

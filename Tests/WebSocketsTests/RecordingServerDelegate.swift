@@ -3,6 +3,9 @@ import TestSupport
 import XCTest
 @testable import WebSockets
 
+/// The subprotocol of the test servers.
+let testSubprotocol = "test.v1"
+
 /// A server delegate for tests: echoes, records events (readable from the test
 /// thread under a lock), answers a few HTTP paths, keeps a per-connection outbox.
 final class RecordingServerDelegate: WebSocketServerDelegate {
@@ -123,9 +126,9 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     }
 }
 
-/// Starts a server on an ephemeral loopback port.
+/// Starts a server speaking `testSubprotocol` on an ephemeral loopback port.
 func startServer(_ configure: (inout WebSocketServerConfiguration) -> Void = { _ in }) throws -> (WebSocketServer, RecordingServerDelegate, Int) {
-    var configuration = WebSocketServerConfiguration()
+    var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
     configuration.port = 0
     configure(&configuration)
     let delegate = RecordingServerDelegate()

@@ -111,7 +111,7 @@ final class WebSocketFramingTests: XCTestCase {
         let context = try WebSocketClientContext(permessageDeflate: true)
         defer { context.shutdown() }
         let inbox = BlockingInbox()
-        let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: "chartcast.v1", delegate: inbox)
+        let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: testSubprotocol, delegate: inbox)
         try inbox.waitForHandshake(timeout: 3)
         XCTAssertEqual(connection.negotiatedExtensions?.hasPrefix("permessage-deflate"), true)
         let text = String(repeating: "{\"x\":1651363200000,\"y\":1980},", count: 2000)
@@ -126,7 +126,7 @@ final class WebSocketFramingTests: XCTestCase {
         let context = try WebSocketClientContext(permessageDeflate: true)
         defer { context.shutdown() }
         let inbox = BlockingInbox()
-        let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: "chartcast.v1", delegate: inbox)
+        let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: testSubprotocol, delegate: inbox)
         try inbox.waitForHandshake(timeout: 3)
         XCTAssertNil(connection.negotiatedExtensions)
         connection.send(text: "plain")
@@ -134,7 +134,7 @@ final class WebSocketFramingTests: XCTestCase {
     }
 
     func testDirectFramesGoBeforeDelegateFrames() throws {
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
         configuration.port = 0
         let delegate = RecordingServerDelegate()
         delegate.welcomeText = "welcome"
@@ -170,7 +170,7 @@ final class WebSocketFramingTests: XCTestCase {
         defer { context.shutdown() }
         let inboxes = (0..<200).map { _ in BlockingInbox() }
         let connections = inboxes.map {
-            context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: "chartcast.v1", delegate: $0)
+            context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: testSubprotocol, delegate: $0)
         }
         for inbox in inboxes { try inbox.waitForHandshake(timeout: 5) }
         for (index, connection) in connections.enumerated() { connection.send(text: "m\(index)") }

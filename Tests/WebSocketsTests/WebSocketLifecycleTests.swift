@@ -7,7 +7,7 @@ final class WebSocketLifecycleTests: XCTestCase {
     func testPortInUseThrowsAClearMessage() throws {
         let (first, _, port) = try startServer()
         defer { first.shutdown() }
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
         configuration.port = port
         let second = WebSocketServer(configuration: configuration, delegate: RecordingServerDelegate())
         XCTAssertThrowsError(try second.start()) { error in
@@ -18,7 +18,7 @@ final class WebSocketLifecycleTests: XCTestCase {
     }
 
     func testBadHostThrows() throws {
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
         configuration.host = "no such host"
         configuration.port = 0
         let server = WebSocketServer(configuration: configuration, delegate: RecordingServerDelegate())

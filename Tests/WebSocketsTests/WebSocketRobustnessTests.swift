@@ -54,7 +54,7 @@ final class WebSocketRobustnessTests: XCTestCase {
         for _ in 0..<5 {
             let context = try WebSocketClientContext()
             let counter = CountingClientDelegate()
-            let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: "chartcast.v1", delegate: counter)
+            let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: testSubprotocol, delegate: counter)
             XCTAssertTrue(eventually { counter.snapshot.connected == 1 })
             connection.send(bytes: [UInt8](repeating: 1, count: 50_000), binary: true)
             context.shutdown()
@@ -95,7 +95,7 @@ final class WebSocketRobustnessTests: XCTestCase {
         let counter = CountingClientDelegate()
         let started = Date()
         let connections = (0..<count).map { _ in
-            context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: "chartcast.v1", delegate: counter)
+            context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: testSubprotocol, delegate: counter)
         }
         XCTAssertTrue(eventually(timeout: 60) { counter.snapshot.connected + counter.snapshot.failed == count })
         print("connected \(counter.snapshot) in \(Date().timeIntervalSince(started)) s; failures: \(counter.reasons)")

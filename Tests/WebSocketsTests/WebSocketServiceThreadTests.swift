@@ -6,7 +6,7 @@ import XCTest
 /// The service-thread contract: `performAndWait` never waits on work that cannot run.
 final class WebSocketServiceThreadTests: XCTestCase {
     func testPerformAndWaitAnswersWhileRunningAndNilPromptlyOtherwise() throws {
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
         configuration.port = 0
         let server = WebSocketServer(configuration: configuration, delegate: RecordingServerDelegate())
         var started = Date()
