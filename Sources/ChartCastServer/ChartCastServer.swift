@@ -30,7 +30,7 @@ public final class ChartCastServer {
 
     public let options: ServerOptions
     public let logger: Logger
-    private let core: ServerCore
+    let core: ServerCore
     private let delegate: CoreDelegate
     private let server: WebSocketServer
     private var started = false
@@ -49,7 +49,9 @@ public final class ChartCastServer {
         configuration.serverName = "ChartCast"
         configuration.maxMessageSize = 65_536
         configuration.permessageDeflate = options.deflate
-        server = WebSocketServer(configuration: configuration, delegate: delegate)
+        let server = WebSocketServer(configuration: configuration, delegate: delegate)
+        self.server = server
+        core.isOwningThread = { [weak server] in server?.isServiceThread ?? false }
     }
 
     /// Binds, starts the service thread and the demo feeds. Returns the bound port.

@@ -6,6 +6,7 @@ extension ServerCore {
     /// The dynamic HTTP endpoints; nil lets the static page (or a 404) answer.
     /// - Note: service thread only.
     func respond(to request: HTTPRequest) -> HTTPResponse? {
+        assertOwningThread()
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         switch request.path {
         case "/healthz":

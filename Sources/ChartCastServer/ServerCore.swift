@@ -10,6 +10,7 @@ import WebSockets
 /// viewer is sent next is decided only when its socket is writable (`nextFrame(for:)`), so a slow
 /// viewer is served the newest state rather than a backlog.
 /// - Note: service thread only, apart from `init`, which runs before the service thread starts.
+///   Debug builds check the entry points (`assertOwningThread`).
 final class ServerCore {
     static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
@@ -26,6 +27,11 @@ final class ServerCore {
     let channelsByID: [String: ChartChannel]
     var feeds = DemoFeeds()
     var metrics = Metrics()
+    /// Whether the caller may touch the core (see `assertOwningThread`): the server's service
+    /// thread once `ChartCastServer` attached one, until then the thread that created the core.
+    var isOwningThread: () -> Bool
+    /// Debug builds: receives thread violations instead of `assertionFailure` (tests).
+    var onThreadViolation: ((String) -> Void)?
 
     private(set) var sessions: [Int: Session] = [:]
     /// Sessions in join order, for the `viewers` list.
@@ -48,6 +54,7 @@ final class ServerCore {
             return channel
         }
         channelsByID = Dictionary(uniqueKeysWithValues: channels.map { ($0.spec.id, $0) })
+        isOwningThread = ServerCore.isCurrentThread(ServerCore.currentThread())
     }
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
@@ -58,6 +65,7 @@ final class ServerCore {
 
     /// One demo feed step: appends and category updates for every live chart.
     func tick() {
+        assertOwningThread()
         _ = feeds.tick(channels, now: ServerCore.now())
         wakeAll()
     }
@@ -69,6 +77,7 @@ final class ServerCore {
     /// Publishes the viewer list if it changed and the interval has passed (joins are batched so
     /// a crowd arriving at once costs one list per interval, not one per arrival).
     func publishViewersIfNeeded(now: UInt64 = ServerCore.now()) {
+        assertOwningThread()
         guard viewersDirty else { return }
         let interval = ServerCore.viewersListInterval(viewers: roster.count)
         guard Double(now &- lastViewersPublish) / 1e9 >= interval else { return }
@@ -87,6 +96,7 @@ final class ServerCore {
     // MARK: Sessions
 
     func open(_ connection: ViewerConnection) {
+        assertOwningThread()
         viewerCounter += 1
         let info = ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
                               color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
@@ -105,6 +115,7 @@ final class ServerCore {
     }
 
     func close(_ connection: ViewerConnection) {
+        assertOwningThread()
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
         connection.userData = nil   // the session holds the connection: break the cycle
         if let position = roster.firstIndex(where: { $0 === session }) { roster.remove(at: position) }
@@ -117,9 +128,13 @@ final class ServerCore {
         wakeAll()
     }
 
-    /// The open viewer on `connection`, nil once it closed.
+    /// The open viewer on `connection`, nil once it closed. Every entry point that concerns one
+    /// connection starts here, so this is also where debug builds check the thread.
     /// - Complexity: O(1), no hashing (hot path: twice per write).
-    func session(for connection: ViewerConnection) -> Session? { connection.userData as? Session }
+    func session(for connection: ViewerConnection) -> Session? {
+        assertOwningThread()
+        return connection.userData as? Session
+    }
 
     /// Queues an `error` for one viewer and counts it.
     func sendError(_ error: ProtocolError, to session: Session) {

@@ -13,8 +13,8 @@ import Foundation
 /// Lifecycle: `attach(context:)` (caller thread, after `lws_create_context`),
 /// `start(name:)`, then `requestStop()` from the service thread or
 /// `stopAndWait(timeout:)` from any other thread. The context is destroyed on
-/// the service thread, after `teardown` ran, so every close callback libwebsockets
-/// makes during destruction still happens on that thread.
+/// the service thread, so every close callback libwebsockets makes during
+/// destruction still happens on that thread.
 final class ServiceLoop {
     private enum State { case idle, running, stopped }
 
@@ -42,10 +42,11 @@ final class ServiceLoop {
     /// Active timers, retained until they fire (one-shot) or are cancelled.
     /// - Note: service thread only.
     var timers: [ObjectIdentifier: WebSocketTimer] = [:]
-    /// Runs on the service thread just before the context is destroyed.
-    var teardown: (() -> Void)?
     /// Runs on the service thread after the context is destroyed.
     var afterDestroy: (() -> Void)?
+    /// Debug builds: receives service-thread violations instead of `assertionFailure` (tests
+    /// set it to observe the check without stopping the process). Set before `start`.
+    var threadViolationHandler: ((String) -> Void)?
 
     /// The context, while it is alive. - Note: service thread only after `start`.
     var context: OpaquePointer? {
@@ -74,11 +75,22 @@ final class ServiceLoop {
         thread.start()
     }
 
-    /// True on the service thread (also while it runs the teardown hooks).
+    /// True on the service thread (also while it destroys the context).
     var isServiceThread: Bool {
         condition.lock()
         defer { condition.unlock() }
         guard let thread = serviceThread else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
+    /// True on the service thread, and whenever no service thread is running (before it
+    /// started, after it finished): the condition under which state marked "service thread
+    /// only" may be touched.
+    var isServiceThreadOrIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if state == .idle || threadFinished { return true }
+        guard let thread = serviceThread else { return false }   // started, not yet running
         return pthread_equal(thread, pthread_self()) != 0
     }
 
@@ -215,7 +227,6 @@ final class ServiceLoop {
         for timer in Array(timers.values) {
             timer.cancel()
         }
-        teardown?()
         condition.lock()
         state = .stopped
         let dropped = pending
@@ -230,7 +241,6 @@ final class ServiceLoop {
         condition.unlock()
         timers.removeAll()
         afterDestroy?()
-        teardown = nil
         afterDestroy = nil
         condition.lock()
         threadFinished = true

@@ -35,7 +35,9 @@ final class ClientFrame {
 ///
 /// Sending is queued from any thread and written one frame per writable
 /// callback on the service thread. The delegate is held strongly until the
-/// connection fails or closes.
+/// connection fails or closes. The object is the wsi's user data: libwebsockets
+/// hands it to every callback, and it is retained from `connect` until the
+/// wsi is destroyed, so that pointer never dangles.
 public final class WebSocketClientConnection: Hashable, CustomStringConvertible {
     enum State { case pending, connecting, open, closed }
 
@@ -47,16 +49,26 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     public let subprotocol: String?
 
     /// The subprotocol the server accepted (set at the handshake). - Note: service thread only.
-    public internal(set) var negotiatedSubprotocol: String?
+    public var negotiatedSubprotocol: String? {
+        owner.loop.assertServiceThread()
+        return handshakeSubprotocol
+    }
     /// The server's Sec-WebSocket-Extensions answer (set at the handshake). - Note: service thread only.
-    public internal(set) var negotiatedExtensions: String?
+    public var negotiatedExtensions: String? {
+        owner.loop.assertServiceThread()
+        return handshakeExtensions
+    }
 
     let owner: WebSocketClientContext
     var delegate: WebSocketClientDelegate?
     /// - Note: the fields below are service thread only.
+    var handshakeSubprotocol: String?
+    var handshakeExtensions: String?
     var state = State.pending
     var wsi: OpaquePointer?
     var queue = FIFOQueue<ClientFrame>()
+    /// The +1 reference lent to libwebsockets as the wsi's user data, until `WSI_DESTROY`.
+    var lentToWSI = false
     var closeCode: UInt16?
     var peerCloseCode: UInt16?
     var paused = false
@@ -126,13 +138,34 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
         }
     }
 
-    /// The identity handed to libwebsockets as the wsi user pointer.
-    var userPointer: UnsafeMutableRawPointer {
-        return Unmanaged.passUnretained(self).toOpaque()
+    /// Lends a +1 reference to libwebsockets as the wsi's user data.
+    /// - Note: service thread only.
+    func lendToWSI() -> UnsafeMutableRawPointer {
+        lentToWSI = true
+        return Unmanaged.passRetained(self).toOpaque()
+    }
+
+    /// Takes the lent reference back (once); called when the wsi is destroyed, or when none
+    /// was created.
+    /// - Note: service thread only.
+    func reclaimFromWSI() {
+        guard lentToWSI else { return }
+        lentToWSI = false
+        Unmanaged.passUnretained(self).release()
+    }
+
+    /// The connection behind a callback's `user` pointer, without taking ownership.
+    /// - Complexity: O(1): the pointer is the object.
+    static func from(user: UnsafeMutableRawPointer?) -> WebSocketClientConnection? {
+        guard let user = user else { return nil }
+        return Unmanaged<WebSocketClientConnection>.fromOpaque(user).takeUnretainedValue()
     }
 
     /// True once the handshake completed and until the connection closes. - Note: service thread only.
-    public var isOpen: Bool { return state == .open }
+    public var isOpen: Bool {
+        owner.loop.assertServiceThread()
+        return state == .open
+    }
 
     /// Queues `frames` on the service thread (dropped once closing or closed).
     private func enqueue(_ frames: [ClientFrame]) {

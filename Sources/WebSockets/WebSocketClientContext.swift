@@ -14,8 +14,9 @@ public final class WebSocketClientContext {
     public let maxMessageSize: Int
     /// The name of the context's one lws protocol (it appears in libwebsockets' log lines).
     public let protocolName: String
-    /// Connections from `connect` until they fail or close. - Note: service thread only.
-    var live: [UnsafeMutableRawPointer: WebSocketClientConnection] = [:]
+    /// Connections from `connect` until they fail or close, for enumeration; callbacks find
+    /// their connection through the wsi's user data. - Note: service thread only.
+    var live: [ObjectIdentifier: WebSocketClientConnection] = [:]
 
     private static let idLock = NSLock()
     private static var lastID = 0
@@ -98,17 +99,22 @@ public final class WebSocketClientContext {
     /// A repeating timer on the service thread. - Note: service thread only.
     @discardableResult
     public func schedule(every seconds: Double, _ tick: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(every: seconds, tick)
     }
 
     /// A one-shot timer on the service thread. - Note: service thread only.
     @discardableResult
     public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(after: seconds, fire)
     }
 
     /// Connections not yet failed or closed. - Note: service thread only.
-    public var connectionCount: Int { return live.count }
+    public var connectionCount: Int {
+        loop.assertServiceThread()
+        return live.count
+    }
 
     /// True on this context's service thread.
     public var isServiceThread: Bool { return loop.isServiceThread }
@@ -133,7 +139,7 @@ public final class WebSocketClientContext {
         let strings = CAllocations()
         connection.allocations = strings
         connection.state = .connecting
-        live[connection.userPointer] = connection
+        live[ObjectIdentifier(connection)] = connection
         var info = cc_zeroed_connect_info()
         info.context = context
         info.address = UnsafePointer(strings.string(connection.host))
@@ -144,10 +150,15 @@ public final class WebSocketClientContext {
         info.protocol = strings.string(connection.subprotocol)
         info.local_protocol_name = UnsafePointer(strings.string(protocolName))
         info.ietf_version_or_minus_one = -1
-        info.userdata = connection.userPointer
+        info.userdata = connection.lendToWSI()
         let wsi = lws_client_connect_via_info(&info)
-        if wsi == nil && connection.state == .connecting {
-            finish(connection, failure: "cannot start connection to \(ListenSupport.display(host: connection.host, port: connection.port))")
+        if wsi == nil {
+            // No wsi survived: either libwebsockets destroyed it (and `WSI_DESTROY` took the
+            // reference back) or it never called back with it; take the reference back now.
+            connection.reclaimFromWSI()
+            if connection.state == .connecting {
+                finish(connection, failure: "cannot start connection to \(ListenSupport.display(host: connection.host, port: connection.port))")
+            }
         }
     }
 
@@ -159,7 +170,7 @@ public final class WebSocketClientContext {
         connection.state = .closed
         connection.wsi = nil
         connection.dropQueue()
-        live[connection.userPointer] = nil
+        live[ObjectIdentifier(connection)] = nil
         let delegate = connection.delegate
         connection.delegate = nil
         if wasOpen {

@@ -5,14 +5,15 @@ import CLibWebsockets
 /// The object stays valid after the connection closes (calls then do
 /// nothing), so it can be used as a dictionary key by the delegate.
 ///
-/// - Note: service thread only, except `id` and `remoteAddress`.
+/// While open, the connection is retained by its wsi's per-session user data, which is how the
+/// callbacks find it.
+///
+/// - Note: service thread only, except `id` and `remoteAddress`. Debug builds check this.
 public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// Unique per server, increasing in accept order.
     public let id: Int
     /// The peer, e.g. "127.0.0.1:53422".
     public let remoteAddress: String
-    /// Free for the delegate: attach its per-connection state here.
-    public var userData: AnyObject?
 
     unowned let server: WebSocketServer
     /// The lws connection; nil once closed.
@@ -26,6 +27,7 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var pendingClose: (code: UInt16, reason: [UInt8])?
     /// Frames written since the close was queued (bounded, so a close always happens).
     var framesSinceClose = 0
+    private var storedUserData: AnyObject?
 
     init(id: Int, remoteAddress: String, server: WebSocketServer, wsi: OpaquePointer, maxMessageSize: Int) {
         self.id = id
@@ -35,16 +37,31 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
     }
 
+    /// Free for the delegate: attach its per-connection state here.
+    /// - Note: service thread only.
+    public var userData: AnyObject? {
+        get {
+            server.loop.assertServiceThread()
+            return storedUserData
+        }
+        set {
+            server.loop.assertServiceThread()
+            storedUserData = newValue
+        }
+    }
+
     /// Asks for a writable callback; the server then calls the delegate's
     /// `nextFrameFor` until it returns nil. Idempotent and cheap.
     /// - Note: service thread only.
     public func requestWrite() {
+        server.loop.assertServiceThread()
         server.loop.requestWritable(wsi, armed: &writeArmed)
     }
 
     /// Queues one frame for this connection only, ahead of the delegate's frames.
     /// - Note: service thread only.
     public func send(_ frame: OutboundFrame) {
+        server.loop.assertServiceThread()
         guard wsi != nil, pendingClose == nil else { return }
         directQueue.append(frame)
         requestWrite()
@@ -57,6 +74,7 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// timeout is dropped.
     /// - Note: service thread only.
     public func close(code: UInt16, reason: String) {
+        server.loop.assertServiceThread()
         guard let wsi = wsi, pendingClose == nil else { return }
         pendingClose = (WebSocketCloseCode.sendable(code), Array(reason.utf8.prefix(123)))
         if !server.loop.isTearingDown {
@@ -65,19 +83,18 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         requestWrite()
     }
 
-    /// True once a close was queued or the connection is gone.
-    public var isClosing: Bool {
-        return pendingClose != nil || wsi == nil
-    }
-
     /// True while the connection is open.
+    /// - Note: service thread only.
     public var isOpen: Bool {
+        server.loop.assertServiceThread()
         return wsi != nil
     }
 
     /// True when the socket cannot take more data right now (`lws_send_pipe_choked`).
     /// A closed connection counts as choked.
+    /// - Note: service thread only.
     public var isChoked: Bool {
+        server.loop.assertServiceThread()
         guard let wsi = wsi else { return true }
         return lws_send_pipe_choked(wsi) != 0
     }

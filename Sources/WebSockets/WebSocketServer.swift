@@ -8,7 +8,8 @@ import Foundation
 /// timer runs on that thread. Other threads reach it with `perform(_:)` or
 /// `performAndWait(timeout:_:)`.
 /// `shutdown(closeCode:grace:)` closes every WebSocket, waits a bounded time
-/// for peers, and destroys the context.
+/// for peers, and destroys the context. Members marked "service thread only"
+/// check that in debug builds.
 ///
 /// The delegate is held strongly from `init` until `shutdown` returns, so a
 /// running server keeps its delegate alive; the reference is dropped after
@@ -24,10 +25,9 @@ public final class WebSocketServer {
     private var boundPort = 0
     private var started = false
 
-    /// Open WebSocket connections by lws handle. - Note: service thread only.
-    var connections: [OpaquePointer: WebSocketConnection] = [:]
-    /// HTTP responses being written, by lws handle. - Note: service thread only.
-    var httpResponses: [OpaquePointer: PendingHTTPResponse] = [:]
+    /// Open WebSocket connections by id, for enumeration and shutdown; callbacks find their
+    /// connection through the wsi's per-session user data instead. - Note: service thread only.
+    var connections: [Int: WebSocketConnection] = [:]
     /// Scratch space for HTTP headers and body chunks. - Note: service thread only.
     let httpScratch: UnsafeMutableRawPointer
     static let httpChunkSize = 16 * 1024
@@ -118,7 +118,6 @@ public final class WebSocketServer {
         loop.attach(context: context)
         // The loop holds the server strongly until the context is destroyed, so
         // the context's user pointer never dangles.
-        loop.teardown = { self.willDestroyContext() }
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: configuration.threadName)
         WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))")
@@ -152,6 +151,7 @@ public final class WebSocketServer {
     /// - Note: service thread only.
     @discardableResult
     public func schedule(every seconds: Double, _ tick: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(every: seconds, tick)
     }
 
@@ -159,18 +159,21 @@ public final class WebSocketServer {
     /// - Note: service thread only.
     @discardableResult
     public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(after: seconds, fire)
     }
 
     /// Open WebSocket connections.
     /// - Note: service thread only.
     public var connectionCount: Int {
+        loop.assertServiceThread()
         return connections.count
     }
 
     /// All open WebSocket connections, in no particular order.
     /// - Note: service thread only.
     public var openConnections: [WebSocketConnection] {
+        loop.assertServiceThread()
         return Array(connections.values)
     }
 
@@ -228,12 +231,8 @@ public final class WebSocketServer {
         }
     }
 
-    /// Service thread, before `lws_context_destroy`: nothing may arm writes any more.
-    private func willDestroyContext() {
-        httpResponses.removeAll()
-    }
-
-    /// Service thread, after `lws_context_destroy`: forget connections and C memory.
+    /// Service thread, after `lws_context_destroy`: forget connections (any libwebsockets did
+    /// not report closed) and C memory.
     private func didDestroyContext() {
         for connection in connections.values {
             connection.wsi = nil

@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import Foundation
 import WebSockets
 import XCTest
 @testable import ChartCastServer
@@ -142,5 +143,31 @@ final class FanoutTests: XCTestCase {
         let list = try JSONReader.parse(core.currentViewersFrame().bytes)
         XCTAssertEqual(list["viewers"]?.array?.count, ServerCore.maxListedViewers)
         XCTAssertEqual(list["total"]?.number, 1_001)
+    }
+
+    func testEntryPointsCheckTheirThreadInDebugBuilds() throws {
+        #if DEBUG
+        var violations: [String] = []
+        let lock = NSLock()
+        core.onThreadViolation = { message in lock.lock(); violations.append(message); lock.unlock() }
+        core.tick()
+        XCTAssertEqual(violations, [], "the creating thread owns a core no server has attached")
+        final class Answer: @unchecked Sendable { var owned = true }   // written before `done`, read after
+        let done = DispatchSemaphore(value: 0), answer = Answer()
+        let core = self.core!
+        Thread {
+            answer.owned = core.isOwningThread()
+            core.publishViewersIfNeeded()
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        XCTAssertFalse(answer.owned)
+        lock.lock()
+        XCTAssertEqual(violations.count, 1)
+        XCTAssertTrue(violations.first?.contains("publishViewersIfNeeded") ?? false, "\(violations)")
+        lock.unlock()
+        #else
+        throw XCTSkip("the thread check is a debug-build assertion")
+        #endif
     }
 }

@@ -3,7 +3,8 @@ import TestSupport
 import XCTest
 @testable import WebSockets
 
-/// The service-thread contract: `performAndWait` never waits on work that cannot run.
+/// The service-thread contract: `performAndWait` never waits on work that cannot run, and
+/// members marked "service thread only" check their thread in debug builds.
 final class WebSocketServiceThreadTests: XCTestCase {
     func testPerformAndWaitAnswersWhileRunningAndNilPromptlyOtherwise() throws {
         var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
@@ -20,5 +21,49 @@ final class WebSocketServiceThreadTests: XCTestCase {
         started = Date()
         XCTAssertNil(server.performAndWait(timeout: 5) { 2 }, "stopped")
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.5)
+    }
+
+    func testServiceThreadOnlyMembersReportCallsFromOtherThreads() throws {
+        #if DEBUG
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let lock = NSLock()
+        var reports: [String] = []
+        server.loop.threadViolationHandler = { message in lock.lock(); reports.append(message); lock.unlock() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        defer { client.close() }
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let connection = delegate.opened[0]
+        // On the service thread: silent.
+        XCTAssertEqual(server.performAndWait(timeout: 5) { (server.connectionCount, connection.isOpen) }?.0, 1)
+        XCTAssertFalse(server.loop.isServiceThreadOrIdle, "the test thread while the server runs")
+        lock.lock()
+        XCTAssertEqual(reports, [])
+        lock.unlock()
+        // Off it: each read is reported (and, without a handler, would stop a debug build).
+        _ = server.connectionCount
+        _ = connection.isOpen
+        _ = connection.userData
+        lock.lock()
+        XCTAssertEqual(reports.count, 3, "\(reports)")
+        XCTAssertTrue(reports.allSatisfy { $0.contains("service thread only") })
+        XCTAssertTrue(reports[0].hasPrefix("connectionCount"), reports[0])
+        XCTAssertTrue(reports[1].hasPrefix("isOpen"), reports[1])
+        lock.unlock()
+        #else
+        throw XCTSkip("the thread check is a debug-build assertion")
+        #endif
+    }
+
+    func testTheCheckAllowsEveryThreadBeforeStartAndAfterShutdown() throws {
+        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
+        configuration.port = 0
+        let server = WebSocketServer(configuration: configuration, delegate: RecordingServerDelegate())
+        XCTAssertTrue(server.loop.isServiceThreadOrIdle, "no service thread yet")
+        _ = try server.start()
+        XCTAssertFalse(server.loop.isServiceThreadOrIdle)
+        XCTAssertEqual(server.performAndWait(timeout: 5) { server.loop.isServiceThreadOrIdle }, true)
+        server.shutdown()
+        XCTAssertTrue(server.loop.isServiceThreadOrIdle, "the service thread has finished")
     }
 }
