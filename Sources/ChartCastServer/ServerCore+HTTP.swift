@@ -44,11 +44,8 @@ final class CoreDelegate: WebSocketServerDelegate {
         core.messageTooLarge(on: connection)
     }
     func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection) { core.close(connection) }
-    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame? {
+    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame {
         core.nextFrame(for: connection)
-    }
-    func webSocketServer(_ server: WebSocketServer, hasFrameFor connection: WebSocketConnection) -> Bool {
-        core.hasFrame(for: connection)
     }
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
         core.respond(to: request)

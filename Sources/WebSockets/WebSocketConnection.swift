@@ -2,8 +2,9 @@ import CLibWebsockets
 
 /// One accepted WebSocket connection of a `WebSocketServer`.
 ///
-/// The object stays valid after the connection closes (calls then do
-/// nothing), so it can be used as a dictionary key by the delegate.
+/// The connection holds no frames: when it is writable the server asks the delegate for the
+/// next one. The object stays valid after the connection closes (calls then do nothing), so it
+/// can be used as a dictionary key by the delegate.
 ///
 /// While open, the connection is retained by its wsi's per-session user data, which is how the
 /// callbacks find it.
@@ -21,8 +22,6 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var assembler: MessageAssembler
     /// A writable callback was requested and has not arrived yet.
     var writeArmed = false
-    /// Frames queued with `send(_:)`, written before the delegate is asked.
-    var directQueue = FIFOQueue<OutboundFrame>()
     /// The close queued by `close(code:reason:)`.
     var pendingClose: (code: UInt16, reason: [UInt8])?
     /// Frames written since the close was queued (bounded, so a close always happens).
@@ -50,26 +49,17 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         }
     }
 
-    /// Asks for a writable callback; the server then calls the delegate's
-    /// `nextFrameFor` until it returns nil. Idempotent and cheap.
+    /// Asks for a writable callback; the server then asks the delegate for the next frame, and
+    /// keeps asking after each write while the delegate reports more pending. Idempotent and cheap.
     /// - Note: service thread only.
     public func requestWrite() {
         server.loop.assertServiceThread()
         server.loop.requestWritable(wsi, armed: &writeArmed)
     }
 
-    /// Queues one frame for this connection only, ahead of the delegate's frames.
-    /// - Note: service thread only.
-    public func send(_ frame: OutboundFrame) {
-        server.loop.assertServiceThread()
-        guard wsi != nil, pendingClose == nil else { return }
-        directQueue.append(frame)
-        requestWrite()
-    }
-
-    /// Queues a close: frames already pending are written first, then the
-    /// close frame with `code` and `reason` (truncated to 123 bytes). A code
-    /// that may not be sent (1005, 1006, …) becomes 1000.
+    /// Queues a close: the delegate's pending frames are written first (at most
+    /// `maxFramesAfterClose` of them), then the close frame with `code` and `reason` (truncated
+    /// to 123 bytes). A code that may not be sent (1005, 1006, …) becomes 1000.
     /// A connection that cannot get its close out within the configured close
     /// timeout is dropped.
     /// - Note: service thread only.
@@ -99,16 +89,15 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         return lws_send_pipe_choked(wsi) != 0
     }
 
-    /// Whether frames queued with `send(_:)` are waiting.
-    var hasDirectFrames: Bool { !directQueue.isEmpty }
+    /// Whether the delegate may still be asked for a frame: always, until a close was queued
+    /// and `maxFramesAfterClose` frames have gone out since.
+    var mayTakeFrame: Bool {
+        return pendingClose == nil || framesSinceClose < server.configuration.maxFramesAfterClose
+    }
 
-    /// The next frame to write: direct frames first, then the delegate's.
-    func nextFrame(delegate: WebSocketServerDelegate?) -> OutboundFrame? {
-        if let frame = directQueue.popFirst() { return frame }
-        if pendingClose != nil && framesSinceClose >= 64 { return nil }
-        guard let frame = delegate?.webSocketServer(server, nextFrameFor: self) else { return nil }
+    /// Counts one written frame against the bound on frames after a close.
+    func didWriteFrame() {
         if pendingClose != nil { framesSinceClose += 1 }
-        return frame
     }
 
     public static func == (lhs: WebSocketConnection, rhs: WebSocketConnection) -> Bool {

@@ -125,18 +125,22 @@ extension WebSocketServer {
         }
     }
 
-    /// `SERVER_WRITEABLE`: one frame per callback; re-armed while the delegate has more pending;
-    /// the queued close once nothing is left.
+    /// `SERVER_WRITEABLE`: one frame per callback, as the delegate decides; the queued close
+    /// once the delegate has nothing more (or the bound on frames after a close is reached).
+    ///
+    /// The only place that re-arms a connection after a write: while the delegate reported
+    /// more pending, or a close is queued.
     private func writable(_ connection: WebSocketConnection, wsi: OpaquePointer) -> Int32 {
         connection.writeArmed = false
-        if let frame = connection.nextFrame(delegate: delegate) {
+        let next = connection.mayTakeFrame ? delegate?.webSocketServer(self, nextFrameFor: connection) ?? .nothing : .nothing
+        if let frame = next.frame {
             let flags = cc_write_flags(1, frame.isBinary ? 1 : 0, 1)
             if cc_lws_write(wsi, frame.payload, frame.count, flags) < 0 {
                 WebSocketLog.log(.info, "write failed on connection \(connection.id)")
                 return -1
             }
-            if connection.hasDirectFrames || connection.pendingClose != nil
-                || delegate?.webSocketServer(self, hasFrameFor: connection) == true {
+            connection.didWriteFrame()
+            if next.morePending || connection.pendingClose != nil {
                 connection.requestWrite()
             }
             return 0
@@ -160,7 +164,6 @@ extension WebSocketServer {
         guard let connection = connection else { return }
         connections[connection.id] = nil
         connection.wsi = nil
-        connection.directQueue.removeAll()
         delegate?.webSocketServer(self, didClose: connection)
         if isShuttingDown && connections.isEmpty {
             loop.requestStop()

@@ -35,16 +35,25 @@ final class FanoutTests: XCTestCase {
         return connection
     }
 
-    /// Takes frames until the core has nothing more for `connection`, as a writable socket would.
+    /// Takes frames until the core has nothing more for `connection`, as a writable socket would:
+    /// the server writes one frame per writable callback and asks again only while the previous
+    /// answer said `morePending`. Here every pull is made, and each `morePending` must predict
+    /// exactly what the next pull returns, since the socket is re-armed on its word alone.
     private func drain(_ connection: FakeConnection, limit: Int = 10_000) throws -> [JSONValue] {
         var messages: [JSONValue] = []
+        var promised: Bool?
         while true {
-            // `hasFrame` must predict `nextFrame` exactly: the socket is re-armed on its word.
-            let predicted = core.hasFrame(for: connection)
-            let taken = core.nextFrame(for: connection)
-            XCTAssertEqual(predicted, taken != nil, "hasFrame disagrees with nextFrame after \(messages.count) frames")
-            guard let frame = taken else { break }
+            let next = core.nextFrame(for: connection)
+            if let promised {
+                XCTAssertEqual(promised, next.frame != nil,
+                               "morePending was \(promised) but the next pull \(next.frame == nil ? "was empty" : "had a frame") after \(messages.count) frames")
+            }
+            guard let frame = next.frame else {
+                XCTAssertFalse(next.morePending, "nothing now, yet more pending")
+                break
+            }
             messages.append(try JSONReader.parse(frame.bytes))
+            promised = next.morePending
             XCTAssertLessThan(messages.count, limit, "fan-out never ran dry")
             if messages.count >= limit { break }
         }
@@ -124,6 +133,15 @@ final class FanoutTests: XCTestCase {
         let after = try drain(other).filter { $0["type"]?.string == "selection" }
         XCTAssertEqual(after.last?["range"], .null)
         XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
+    }
+
+    func testMorePendingIsTrueExactlyWhileSomethingIsLeft() throws {
+        let viewer = try openViewer()
+        XCTAssertNil(core.nextFrame(for: viewer).frame, "an up-to-date viewer gets nothing")
+        core.tick()   // one append on each of the four live charts
+        let pulls = (0..<5).map { _ in core.nextFrame(for: viewer) }
+        XCTAssertEqual(pulls.map { $0.frame != nil }, [true, true, true, true, false])
+        XCTAssertEqual(pulls.map(\.morePending), [true, true, true, false, false], "the last append says nothing follows")
     }
 
     func testViewerListsAreBatchedAndSparserForALargeCrowd() throws {

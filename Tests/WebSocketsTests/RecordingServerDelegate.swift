@@ -6,8 +6,9 @@ import XCTest
 /// The subprotocol of the test servers.
 let testSubprotocol = "test.v1"
 
-/// A server delegate for tests: echoes, records events (readable from the test
-/// thread under a lock), answers a few HTTP paths, keeps a per-connection outbox.
+/// A server delegate for tests: a small queueing decider. It keeps a per-connection outbox,
+/// echoes, records events (readable from the test thread under a lock) and answers a few HTTP
+/// paths.
 final class RecordingServerDelegate: WebSocketServerDelegate {
     private let lock = NSLock()
     weak var server: WebSocketServer?
@@ -16,9 +17,13 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     var echo = true
     /// Send this text frame before closing with 1009 when a message is too large.
     var tooLargeErrorText = "{\"type\":\"error\",\"code\":\"too_large\"}"
-    /// Frames handed out per connection (service thread only).
-    private var outboxes: [WebSocketConnection: [OutboundFrame]] = [:]
-    /// Extra frames produced on demand for a connection id (flood tests).
+    /// Queued for every new connection.
+    var welcomeText: String?
+    /// Report `morePending: false` whatever is queued (to see that the server believes it).
+    var understatePending = false
+    /// Frames handed out per connection. - Note: service thread only.
+    private var outboxes: [WebSocketConnection: FIFOQueue<OutboundFrame>] = [:]
+    /// Extra frames produced on demand for a connection id (flood tests). - Note: service thread only.
     var floodFrames: [Int: (frame: OutboundFrame, remaining: Int)] = [:]
 
     private var _opened: [WebSocketConnection] = []
@@ -26,6 +31,7 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     private var _exceeded: [Int] = []
     private var _closed: [Int] = []
     private var _handedOut: [ObjectIdentifier] = []
+    private var _pulls: [Int: Int] = [:]
     private var _offServiceThread = 0
 
     var opened: [WebSocketConnection] { return locked { _opened } }
@@ -34,6 +40,8 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     var closed: [Int] { return locked { _closed } }
     var handedOut: [ObjectIdentifier] { return locked { _handedOut } }
     var callsOffServiceThread: Int { return locked { _offServiceThread } }
+    /// How often `nextFrameFor` was asked, per connection id.
+    func pulls(_ id: Int) -> Int { return locked { _pulls[id] ?? 0 } }
 
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
@@ -45,9 +53,9 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         if !server.isServiceThread { locked { _offServiceThread += 1 } }
     }
 
-    /// Queues `frame` for `connection`. - Note: service thread only.
+    /// Queues `frame` for `connection` and asks for a write. - Note: service thread only.
     func enqueue(_ frame: OutboundFrame, to connection: WebSocketConnection) {
-        outboxes[connection, default: []].append(frame)
+        outboxes[connection, default: FIFOQueue()].append(frame)
         connection.requestWrite()
     }
 
@@ -60,14 +68,11 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         }
     }
 
-    /// Sent with `WebSocketConnection.send(_:)` to every new connection.
-    var welcomeText: String?
-
     func webSocketServer(_ server: WebSocketServer, didOpen connection: WebSocketConnection) {
         checkThread(server)
         locked { _opened.append(connection) }
         if let welcome = welcomeText {
-            connection.send(OutboundFrame(text: welcome))
+            enqueue(OutboundFrame(text: welcome), to: connection)
         }
     }
 
@@ -94,19 +99,22 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         locked { _closed.append(connection.id) }
     }
 
-    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame? {
+    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame {
         checkThread(server)
-        if var queue = outboxes[connection], !queue.isEmpty {
-            let frame = queue.removeFirst()
-            outboxes[connection] = queue
+        locked { _pulls[connection.id, default: 0] += 1 }
+        if let frame = outboxes[connection]?.popFirst() {
             locked { _handedOut.append(ObjectIdentifier(frame)) }
-            return frame
+            return NextFrame(frame, morePending: !understatePending && hasMore(for: connection))
         }
         if let flood = floodFrames[connection.id], flood.remaining > 0 {
             floodFrames[connection.id] = (flood.frame, flood.remaining - 1)
-            return flood.frame
+            return NextFrame(flood.frame, morePending: !understatePending && hasMore(for: connection))
         }
-        return nil
+        return .nothing
+    }
+
+    private func hasMore(for connection: WebSocketConnection) -> Bool {
+        return !(outboxes[connection]?.isEmpty ?? true) || (floodFrames[connection.id]?.remaining ?? 0) > 0
     }
 
     private var _httpPaths: [String] = []
@@ -127,11 +135,11 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
 }
 
 /// Starts a server speaking `testSubprotocol` on an ephemeral loopback port.
-func startServer(_ configure: (inout WebSocketServerConfiguration) -> Void = { _ in }) throws -> (WebSocketServer, RecordingServerDelegate, Int) {
+func startServer(_ configure: (inout WebSocketServerConfiguration) -> Void = { _ in },
+                 delegate: RecordingServerDelegate = RecordingServerDelegate()) throws -> (WebSocketServer, RecordingServerDelegate, Int) {
     var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
     configuration.port = 0
     configure(&configuration)
-    let delegate = RecordingServerDelegate()
     let server = WebSocketServer(configuration: configuration, delegate: delegate)
     delegate.server = server
     let port = try server.start()

@@ -18,7 +18,7 @@ final class WebSocketConnectionLifetimeTests: XCTestCase {
             }
             func webSocketServer(_ server: WebSocketServer, connection: WebSocketConnection, didReceive message: InboundMessage) {}
             func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection) {}
-            func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame? { nil }
+            func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame { .nothing }
         }
         let delegate = WeakConnections()
         var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)

@@ -135,22 +135,6 @@ final class WebSocketFramingTests: XCTestCase {
         XCTAssertEqual(try inbox.next(timeout: 3), .text(Array("plain".utf8)))
     }
 
-    func testDirectFramesGoBeforeDelegateFrames() throws {
-        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
-        configuration.port = 0
-        let delegate = RecordingServerDelegate()
-        delegate.welcomeText = "welcome"
-        let server = WebSocketServer(configuration: configuration, delegate: delegate)
-        delegate.server = server
-        let port = try server.start()
-        defer { server.shutdown() }
-        let client = try BlockingWebSocketClient.connect(port: port)
-        XCTAssertEqual(try client.receiveText(), "welcome")
-        client.send(text: "after")
-        XCTAssertEqual(try client.receiveText(), "after")
-        client.close()
-    }
-
     func testReservedCloseCodesAreNotSent() throws {
         XCTAssertEqual(WebSocketCloseCode.sendable(1005), 1000)
         XCTAssertEqual(WebSocketCloseCode.sendable(1006), 1000)
