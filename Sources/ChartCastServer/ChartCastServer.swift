@@ -86,7 +86,7 @@ public final class ChartCastServer {
         let core = self.core
         return server.performAndWait(timeout: timeout) {
             var pending: [String: Int] = [:]
-            for session in core.sessions.values { pending[session.info.id] = session.pendingPersonalBytes }
+            for session in core.roster { pending[session.info.id] = session.pendingPersonalBytes }
             return ServerStatistics(
                 viewers: core.viewerCount, framesIn: core.metrics.framesIn, framesOut: core.metrics.framesOut,
                 bytesOut: core.metrics.bytesOut, statesCoalesced: core.metrics.statesCoalesced,

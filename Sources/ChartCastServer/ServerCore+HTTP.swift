@@ -50,4 +50,5 @@ final class CoreDelegate: WebSocketServerDelegate {
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
         core.respond(to: request)
     }
+    func webSocketServerDidFinishServicePass(_ server: WebSocketServer) { core.finishServicePass() }
 }

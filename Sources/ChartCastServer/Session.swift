@@ -7,7 +7,7 @@ import WebSockets
 /// Memory is bounded whatever the viewer does: a fixed cursor per chart, at most one viewport
 /// per chart, and a short queue of personal frames (welcome, errors) that drops when full.
 /// - Note: service thread only.
-final class Session {
+final class Session: RosterMember {
     /// How far a viewer has been served on one chart.
     struct Cursor {
         /// The viewer needs the whole chart (first contact, or it fell off the append log).
@@ -33,6 +33,8 @@ final class Session {
     let rateLimiter: RateLimiter
     /// Set after a fatal error: only personal frames are still sent, then the connection closes.
     var closing = false
+    /// This viewer's slot on the server's roster.
+    var rosterSlot = -1
     private var personal = FIFOQueue<OutboundFrame>()
 
     init(connection: ViewerConnection, info: ViewerInfo, chartCount: Int, rateLimiter: RateLimiter) {

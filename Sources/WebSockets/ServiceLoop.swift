@@ -42,6 +42,9 @@ final class ServiceLoop {
     /// Active timers, retained until they fire (one-shot) or are cancelled.
     /// - Note: service thread only.
     var timers: [ObjectIdentifier: WebSocketTimer] = [:]
+    /// Runs on the service thread after every service pass: once all the callbacks of the
+    /// events one `lws_service` call dispatched have run. Set before `start`.
+    var afterPass: (() -> Void)?
     /// Runs on the service thread after the context is destroyed.
     var afterDestroy: (() -> Void)?
     /// Debug builds: receives service-thread violations instead of `assertionFailure` (tests
@@ -221,6 +224,7 @@ final class ServiceLoop {
             drain()
             while !stopRequested {
                 if lws_service(context, 0) < 0 { break }
+                afterPass?()
             }
         }
         isTearingDown = true
@@ -241,6 +245,7 @@ final class ServiceLoop {
         condition.unlock()
         timers.removeAll()
         afterDestroy?()
+        afterPass = nil
         afterDestroy = nil
         condition.lock()
         threadFinished = true

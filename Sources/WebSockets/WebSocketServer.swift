@@ -118,6 +118,7 @@ public final class WebSocketServer {
         loop.attach(context: context)
         // The loop holds the server strongly until the context is destroyed, so
         // the context's user pointer never dangles.
+        loop.afterPass = { self.delegate?.webSocketServerDidFinishServicePass(self) }
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: configuration.threadName)
         WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))")

@@ -48,6 +48,9 @@ public protocol WebSocketServerDelegate: AnyObject {
     func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame
     /// Answers an HTTP request, or returns nil to fall back to static files (then 404).
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse?
+    /// One service pass is over: every callback of the events one poll returned has run. The
+    /// place to do once what many events of the same pass asked for.
+    func webSocketServerDidFinishServicePass(_ server: WebSocketServer)
 }
 
 extension WebSocketServerDelegate {
@@ -58,4 +61,6 @@ extension WebSocketServerDelegate {
     public func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
         return nil
     }
+
+    public func webSocketServerDidFinishServicePass(_ server: WebSocketServer) {}
 }

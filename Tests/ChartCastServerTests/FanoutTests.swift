@@ -5,9 +5,9 @@ import XCTest
 @testable import ChartCastServer
 
 /// The fan-out decisions of `ServerCore`, driven without sockets: what a viewer that has not been
-/// writable for a while is sent when it finally is.
+/// writable for a while is sent when it finally is, and what arrivals and departures cost.
 final class FanoutTests: XCTestCase {
-    private final class FakeConnection: ViewerConnection {
+    final class FakeConnection: ViewerConnection {
         let id: Int
         let remoteAddress = "test"
         var userData: AnyObject?
@@ -107,8 +107,7 @@ final class FanoutTests: XCTestCase {
     func testPersonalFramesForAViewerThatNeverReadsStayBounded() throws {
         let flooder = try openViewer()
         for _ in 0..<2_000 { send(flooder, "{") }
-        let stats = core.sessions.values.first { $0.connection === flooder }
-        let queued = try XCTUnwrap(stats).pendingPersonalBytes
+        let queued = try XCTUnwrap(core.session(for: flooder)).pendingPersonalBytes
         XCTAssertLessThanOrEqual(queued, Session.maxPersonalFrames * 200)
         XCTAssertGreaterThan(core.metrics.personalFramesDropped, 0)
         XCTAssertEqual(try drain(flooder).count, Session.maxPersonalFrames)
@@ -121,18 +120,6 @@ final class FanoutTests: XCTestCase {
         let messages = try drain(viewer)
         XCTAssertEqual(messages.map { $0["code"]?.string }, ["too_large"])
         XCTAssertEqual(viewer.closedWith, 1009)
-    }
-
-    func testDisconnectMidDragClearsTheRangeForTheOthers() throws {
-        let owner = try openViewer(), other = try openViewer()
-        send(owner, #"{"type":"viewport","chart":"intake","plot":{"x":0,"y":0,"width":600,"height":300}}"#)
-        send(owner, #"{"type":"pointer","chart":"intake","phase":"down","x":100,"y":10}"#)
-        send(owner, #"{"type":"pointer","chart":"intake","phase":"move","x":300,"y":10}"#)
-        XCTAssertNotEqual(try drain(other).last?["range"], .null)
-        core.close(owner)
-        let after = try drain(other).filter { $0["type"]?.string == "selection" }
-        XCTAssertEqual(after.last?["range"], .null)
-        XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
     }
 
     func testMorePendingIsTrueExactlyWhileSomethingIsLeft() throws {
@@ -161,6 +148,129 @@ final class FanoutTests: XCTestCase {
         let list = try JSONReader.parse(core.currentViewersFrame().bytes)
         XCTAssertEqual(list["viewers"]?.array?.count, ServerCore.maxListedViewers)
         XCTAssertEqual(list["total"]?.number, 1_001)
+    }
+
+    // MARK: Departures
+
+    /// Opens a viewer with a viewport on `chart`, hovering its first category, and drains it.
+    private func openHoveringViewer(on chart: String) throws -> FakeConnection {
+        let viewer = try openViewer()
+        send(viewer, #"{"type":"viewport","chart":"\#(chart)","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
+        send(viewer, #"{"type":"pointer","chart":"\#(chart)","phase":"move","x":50,"y":10}"#)
+        _ = try drain(viewer)
+        return viewer
+    }
+
+    func testDisconnectMidDragClearsTheRangeForTheOthers() throws {
+        let owner = try openViewer(), other = try openViewer()
+        send(owner, #"{"type":"viewport","chart":"intake","plot":{"x":0,"y":0,"width":600,"height":300}}"#)
+        send(owner, #"{"type":"pointer","chart":"intake","phase":"down","x":100,"y":10}"#)
+        send(owner, #"{"type":"pointer","chart":"intake","phase":"move","x":300,"y":10}"#)
+        XCTAssertNotEqual(try drain(other).last?["range"], .null)
+        core.close(owner)
+        XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
+        core.finishServicePass()
+        let after = try drain(other).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(after.count, 1)
+        XCTAssertEqual(after.last?["range"], .null)
+    }
+
+    func testADepartureTouchesOnlyItsOwnState() throws {
+        let viewers = try (0..<100).map { _ in try openViewer() }
+        let sessions = viewers.map { core.session(for: $0)! }
+        let slotsBefore = sessions.map(\.rosterSlot)
+        let wakesBefore = viewers.map(\.writeRequests)
+        let slotCount = core.roster.slotCount
+        core.close(viewers[50])
+        XCTAssertNil(core.session(for: viewers[50]))
+        XCTAssertEqual(core.viewerCount, 99)
+        XCTAssertEqual(core.roster.slotCount, slotCount, "a tombstone, nobody moved up")
+        for index in viewers.indices where index != 50 {
+            XCTAssertEqual(sessions[index].rosterSlot, slotsBefore[index], "viewer \(index) was renumbered")
+            XCTAssertEqual(viewers[index].writeRequests, wakesBefore[index], "viewer \(index) was woken")
+        }
+        core.finishServicePass()
+        XCTAssertEqual(viewers.map(\.writeRequests), wakesBefore, "no selection changed: nobody to wake")
+        core.publishViewersIfNeeded(now: ServerCore.now() + 1_000_000_000)
+        let list = try JSONReader.parse(core.currentViewersFrame().bytes)
+        XCTAssertEqual(list["total"]?.number, 99, "the leave reaches the others with the batched list")
+        XCTAssertFalse(list["viewers"]?.array?.contains { $0["id"]?.string == sessions[50].info.id } ?? true)
+    }
+
+    func testDeparturesInOnePassWakeTheOthersOnceWithOneSelection() throws {
+        let stayers = try (0..<20).map { _ in try openViewer() }
+        let hovering = try (0..<8).map { _ in try openHoveringViewer(on: "sales") }
+        let quiet = try (0..<192).map { _ in try openViewer() }
+        for viewer in stayers { _ = try drain(viewer) }
+        let hovers = try XCTUnwrap(core.channelsByID["sales"]).engine.selection
+        XCTAssertFalse("\(hovers)".isEmpty)
+        let wakesBefore = stayers.map(\.writeRequests)
+        let seqBefore = try XCTUnwrap(core.channelsByID["sales"]).seq
+        for viewer in hovering + quiet { core.close(viewer) }
+        XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore, "200 departures woke nobody by themselves")
+        XCTAssertEqual(core.channelsByID["sales"]?.seq, seqBefore, "nothing encoded per departure")
+        core.finishServicePass()
+        XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore.map { $0 + 1 }, "one wake for the whole pass")
+        XCTAssertEqual(core.channelsByID["sales"]?.seq, seqBefore + 1, "one new selection for the chart")
+        let seen = try drain(stayers[0]).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(seen.count, 1)
+        XCTAssertEqual(seen.first?["chart"]?.string, "sales")
+        XCTAssertEqual(seen.first?["hovers"]?.array?.count, 0, "every departed hover is gone")
+        core.finishServicePass()
+        XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore.map { $0 + 1 }, "a quiet pass wakes nobody")
+    }
+
+    func testADepartureAfterWhichTheSelectionChangedAgainIsNotPublishedTwice() throws {
+        let leaver = try openHoveringViewer(on: "sales")
+        let driver = try openViewer(), watcher = try openViewer()
+        core.close(leaver)
+        send(driver, #"{"type":"viewport","chart":"sales","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
+        send(driver, #"{"type":"pointer","chart":"sales","phase":"move","x":350,"y":10}"#)
+        let seq = core.channelsByID["sales"]?.seq
+        core.finishServicePass()
+        XCTAssertEqual(core.channelsByID["sales"]?.seq, seq, "the driver's selection already shows the departure")
+        let seen = try drain(watcher).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(seen.count, 1)
+        XCTAssertEqual(seen.first?["hovers"]?.array?.compactMap { $0["by"]?.string }, [core.session(for: driver)!.info.id])
+    }
+
+    func testRosterRemovalMovesNobodyAndCompactionsAreRare() {
+        final class Member: RosterMember {
+            var rosterSlot = -1
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        var roster = Roster<Member>()
+        var remaining = (0..<1_000).map(Member.init)
+        remaining.forEach { roster.append($0) }
+        // Every third member first, then the rest from the front: gaps everywhere.
+        let order = remaining.enumerated().sorted { ($0.offset % 3 != 0 ? 1 : 0, $0.offset) < ($1.offset % 3 != 0 ? 1 : 0, $1.offset) }
+            .map(\.element)
+        for member in order {
+            let compactions = roster.compactions
+            remaining.removeAll { $0 === member }
+            let slotsBefore = remaining.map(\.rosterSlot)
+            roster.remove(member)
+            XCTAssertEqual(member.rosterSlot, -1)
+            if roster.compactions == compactions {
+                XCTAssertEqual(remaining.map(\.rosterSlot), slotsBefore, "a removal moved other members")
+            } else {
+                XCTAssertEqual(remaining.map(\.rosterSlot), Array(remaining.indices), "a compaction closes every gap")
+            }
+            XCTAssertEqual(roster.count, remaining.count)
+            XCTAssertLessThanOrEqual(roster.slotCount, roster.count + max(roster.count, Roster<Member>.compactionThreshold - 1),
+                                     "a walk visits at most twice the members")
+        }
+        XCTAssertEqual(Array(roster).count, 0)
+        XCTAssertGreaterThan(roster.compactions, 0)
+        XCTAssertLessThanOrEqual(roster.compactions, 6, "each compaction needs the roster to have halved: log2(1000 / 32) + 1")
+        // Join order survives removals and compactions.
+        var ordered = Roster<Member>()
+        let members = (0..<200).map(Member.init)
+        members.forEach { ordered.append($0) }
+        members.filter { $0.number % 4 != 1 }.forEach { ordered.remove($0) }
+        XCTAssertEqual(ordered.map(\.number), members.filter { $0.number % 4 == 1 }.map(\.number))
+        XCTAssertEqual(ordered.prefix(3).map(\.number), [1, 5, 9])
     }
 
     func testEntryPointsCheckTheirThreadInDebugBuilds() throws {

@@ -25,6 +25,8 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     private var outboxes: [WebSocketConnection: FIFOQueue<OutboundFrame>] = [:]
     /// Extra frames produced on demand for a connection id (flood tests). - Note: service thread only.
     var floodFrames: [Int: (frame: OutboundFrame, remaining: Int)] = [:]
+    /// Called at the end of every service pass. - Note: service thread only.
+    var onPassEnd: (() -> Void)?
 
     private var _opened: [WebSocketConnection] = []
     private var _received: [(Int, InboundMessage)] = []
@@ -33,6 +35,8 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     private var _handedOut: [ObjectIdentifier] = []
     private var _pulls: [Int: Int] = [:]
     private var _offServiceThread = 0
+    private var receivedThisPass = 0
+    private var _receivedPerPass: [Int] = []
 
     var opened: [WebSocketConnection] { return locked { _opened } }
     var received: [(Int, InboundMessage)] { return locked { _received } }
@@ -42,6 +46,8 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     var callsOffServiceThread: Int { return locked { _offServiceThread } }
     /// How often `nextFrameFor` was asked, per connection id.
     func pulls(_ id: Int) -> Int { return locked { _pulls[id] ?? 0 } }
+    /// Messages received in each service pass that received any.
+    var receivedPerPass: [Int] { return locked { _receivedPerPass } }
 
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
@@ -78,7 +84,10 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
 
     func webSocketServer(_ server: WebSocketServer, connection: WebSocketConnection, didReceive message: InboundMessage) {
         checkThread(server)
-        locked { _received.append((connection.id, message)) }
+        locked {
+            _received.append((connection.id, message))
+            receivedThisPass += 1
+        }
         guard echo else { return }
         switch message {
         case .text(let bytes): enqueue(OutboundFrame(textBytes: bytes), to: connection)
@@ -115,6 +124,15 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
 
     private func hasMore(for connection: WebSocketConnection) -> Bool {
         return !(outboxes[connection]?.isEmpty ?? true) || (floodFrames[connection.id]?.remaining ?? 0) > 0
+    }
+
+    func webSocketServerDidFinishServicePass(_ server: WebSocketServer) {
+        checkThread(server)
+        locked {
+            if receivedThisPass > 0 { _receivedPerPass.append(receivedThisPass) }
+            receivedThisPass = 0
+        }
+        onPassEnd?()
     }
 
     private var _httpPaths: [String] = []

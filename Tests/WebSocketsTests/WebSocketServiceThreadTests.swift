@@ -23,6 +23,31 @@ final class WebSocketServiceThreadTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.5)
     }
 
+    func testWorkQueuedAsTheLoopStopsIsAbandonedNotAwaited() throws {
+        let (server, delegate, _) = try startServer()
+        defer { server.shutdown() }
+        let atLastPassEnd = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        server.perform {
+            // From a timer, which fires inside a service pass: stop after this pass, and hold
+            // the service thread at the pass's end meanwhile.
+            server.schedule(after: 0.01) {
+                delegate.onPassEnd = {
+                    delegate.onPassEnd = nil
+                    atLastPassEnd.signal()
+                    release.wait()
+                }
+                server.loop.requestStop()
+            }
+        }
+        XCTAssertEqual(atLastPassEnd.wait(timeout: .now() + 5), .success)
+        // The loop is still running, so this is queued; it can only be abandoned now.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { release.signal() }
+        let started = Date()
+        XCTAssertNil(server.performAndWait(timeout: 10) { 3 })
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertLessThan(waited, 5, "waited \(waited) s for work that could never run")
+    }
+
     func testServiceThreadOnlyMembersReportCallsFromOtherThreads() throws {
         #if DEBUG
         let (server, delegate, port) = try startServer()

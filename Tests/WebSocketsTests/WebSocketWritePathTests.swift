@@ -69,4 +69,16 @@ final class WebSocketWritePathTests: XCTestCase {
         }
         XCTAssertEqual(frames, Array(repeating: "more", count: 5))
     }
+
+    func testEveryServicePassEndsWithTheDelegateHook() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        for index in 0..<20 { client.send(text: "m\(index)") }
+        for index in 0..<20 { XCTAssertEqual(try client.receiveText(), "m\(index)") }
+        XCTAssertTrue(eventually { delegate.receivedPerPass.reduce(0, +) == 20 },
+                      "every message was followed by the end of its pass: \(delegate.receivedPerPass)")
+        XCTAssertEqual(delegate.callsOffServiceThread, 0)
+        client.close()
+    }
 }
