@@ -39,13 +39,16 @@ let package = Package(
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest"]),
-        // Raw-socket HTTP for the tests of WebSockets and the server.
-        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
-        .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "HTTPTestSupport"]),
+        // Shared by the tests: raw loopback sockets and HTTP, free ports, polling, and a
+        // blocking WebSocket client over the project's own lws client.
+        .target(name: "TestSupport", dependencies: ["WebSockets"], path: "Tests/TestSupport"),
+        .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "TestSupport"]),
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
-        .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets", "ChartCastProtocol", "HTTPTestSupport"]),
-        .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol", "ChartEngine"]),
+        .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
+                                                                 "ChartCastProtocol", "TestSupport"]),
+        .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",
+                                                             "ChartEngine", "TestSupport"]),
     ]
 )

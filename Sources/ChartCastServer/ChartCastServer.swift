@@ -1,5 +1,4 @@
 import ChartCastProtocol
-import Dispatch
 import WebSockets
 
 /// A point-in-time summary of the server, for tests and tools.
@@ -26,9 +25,12 @@ public struct ServerStatistics: Sendable {
 ///
 /// `start()` binds and returns the port; `shutdown()` closes every viewer with 1001 and stops.
 public final class ChartCastServer {
+    /// The WebSocket subprotocol of protocol v1.
+    public static let subprotocol = "chartcast.v1"
+
     public let options: ServerOptions
     public let logger: Logger
-    private let core: ServerCore
+    let core: ServerCore
     private let delegate: CoreDelegate
     private let server: WebSocketServer
     private var started = false
@@ -38,15 +40,18 @@ public final class ChartCastServer {
         self.logger = logger ?? Logger(level: options.logLevel)
         core = ServerCore(options: options, logger: self.logger)
         delegate = CoreDelegate(core: core)
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: ChartCastServer.subprotocol)
         configuration.host = options.host
         configuration.port = options.port
         configuration.webRoot = options.webRoot
         configuration.webSocketPath = "/ws"
-        configuration.subprotocol = "chartcast.v1"
+        configuration.vhostName = "chartcast"
+        configuration.serverName = "ChartCast"
         configuration.maxMessageSize = 65_536
         configuration.permessageDeflate = options.deflate
-        server = WebSocketServer(configuration: configuration, delegate: delegate)
+        let server = WebSocketServer(configuration: configuration, delegate: delegate)
+        self.server = server
+        core.isOwningThread = { [weak server] in server?.isServiceThread ?? false }
     }
 
     /// Binds, starts the service thread and the demo feeds. Returns the bound port.
@@ -74,24 +79,14 @@ public final class ChartCastServer {
         server.shutdown(closeCode: 1001, grace: 0.5)
     }
 
-    /// Runs `body` on the service thread and waits for its result.
-    private func onServiceThread<T>(_ body: @escaping (ServerCore) -> T) -> T {
-        let done = DispatchSemaphore(value: 0)
-        var result: T?
+    /// Current figures, gathered on the service thread. Blocks briefly (at most `timeout`
+    /// seconds); nil when the server is not running (before `start()`, after `shutdown()`) or
+    /// did not answer in time.
+    public func statistics(timeout: Double = 5) -> ServerStatistics? {
         let core = self.core
-        server.perform {
-            result = body(core)
-            done.signal()
-        }
-        done.wait()
-        return result!
-    }
-
-    /// Current figures, gathered on the service thread. Blocks briefly.
-    public func statistics() -> ServerStatistics {
-        onServiceThread { core in
+        return server.performAndWait(timeout: timeout) {
             var pending: [String: Int] = [:]
-            for session in core.sessions.values { pending[session.info.id] = session.pendingPersonalBytes }
+            for session in core.roster { pending[session.info.id] = session.pendingPersonalBytes }
             return ServerStatistics(
                 viewers: core.viewerCount, framesIn: core.metrics.framesIn, framesOut: core.metrics.framesOut,
                 bytesOut: core.metrics.bytesOut, statesCoalesced: core.metrics.statesCoalesced,

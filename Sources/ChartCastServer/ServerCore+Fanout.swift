@@ -1,47 +1,71 @@
 import WebSockets
 
 extension ServerCore {
-    /// Picks the one frame to write to `connection` now, or nil when it is up to date.
+    /// The one decision of what `connection` is sent next: the frame to write now, and whether
+    /// more is pending after it (the server re-arms the connection on that answer alone).
     ///
     /// Order: personal frames (welcome, errors), the viewer list if newer, then the charts
     /// round-robin — for each, a snapshot if needed, else its next logged append, else the
     /// newest selection if unseen. Appends before selections keeps `seq` increasing per chart.
+    /// `morePending` comes out of the same walk: every chart the walk passes over is known to
+    /// be up to date, so only the charts after the chosen one (and the chosen one itself) are
+    /// checked again.
     /// - Complexity: O(charts); no work proportional to viewers or points (a snapshot is encoded
-    ///   at most once per chart state and shared).
+    ///   at most once per chart state and shared), no allocation.
     /// - Note: service thread only.
-    func nextFrame(for connection: ViewerConnection) -> OutboundFrame? {
-        guard let session = session(for: connection) else { return nil }
-        if let frame = session.dequeuePersonal() { return sent(frame) }
-        if session.closing { return nil }
+    func nextFrame(for connection: ViewerConnection) -> NextFrame {
+        guard let session = session(for: connection) else { return .nothing }
+        if let frame = session.dequeuePersonal() {
+            let more = session.hasPersonalFrames || (!session.closing && hasSharedFrames(for: session))
+            return NextFrame(sent(frame), morePending: more)
+        }
+        if session.closing { return .nothing }
         if session.viewersVersion != currentViewersVersion {
             session.viewersVersion = currentViewersVersion
-            return sent(currentViewersFrame())
+            return NextFrame(sent(currentViewersFrame()), morePending: hasChartFrames(for: session))
         }
-        let count = channels.count
-        for step in 0..<count {
-            let channel = channels[(session.nextChart + step) % count]
-            guard let frame = nextFrame(of: channel, for: session) else { continue }
-            session.nextChart = (channel.index + 1) % count
-            return sent(frame)
-        }
-        return nil
+        return nextChartFrame(for: session)
     }
 
-    /// Whether `nextFrame(for:)` would return a frame now, without taking it, so a connection
-    /// is re-armed only while something is pending.
+    /// The charts' turn, round-robin from `session.nextChart`.
+    private func nextChartFrame(for session: Session) -> NextFrame {
+        let count = channels.count
+        var index = session.nextChart
+        var remaining = count
+        while remaining > 0 {
+            let channel = channels[index]
+            index = index + 1 == count ? 0 : index + 1
+            remaining -= 1
+            guard let frame = nextFrame(of: channel, for: session) else { continue }
+            session.nextChart = index
+            // The charts walked past are up to date: only this one and those not reached yet
+            // can have more.
+            var more = !isUpToDate(session.cursors[channel.index], on: channel)
+            while !more && remaining > 0 {
+                more = !isUpToDate(session.cursors[index], on: channels[index])
+                index = index + 1 == count ? 0 : index + 1
+                remaining -= 1
+            }
+            return NextFrame(sent(frame), morePending: more)
+        }
+        return .nothing
+    }
+
+    /// Whether the viewer list or any chart has something for `session`.
     /// - Complexity: O(charts).
-    /// - Note: service thread only.
-    func hasFrame(for connection: ViewerConnection) -> Bool {
-        guard let session = session(for: connection) else { return false }
-        if session.hasPersonalFrames { return true }
-        if session.closing { return false }
-        if session.viewersVersion != currentViewersVersion { return true }
+    private func hasSharedFrames(for session: Session) -> Bool {
+        session.viewersVersion != currentViewersVersion || hasChartFrames(for: session)
+    }
+
+    /// Whether any chart has something for `session`.
+    /// - Complexity: O(charts).
+    private func hasChartFrames(for session: Session) -> Bool {
         for channel in channels where !isUpToDate(session.cursors[channel.index], on: channel) { return true }
         return false
     }
 
     /// True when `cursor` has nothing to send on `channel`: no snapshot owed, no unsent append,
-    /// no unseen selection.
+    /// no unseen selection. When false, `nextFrame(of:for:)` returns a frame.
     private func isUpToDate(_ cursor: Session.Cursor, on channel: ChartChannel) -> Bool {
         !cursor.needsSnapshot && cursor.nextAppend >= channel.appendLog.nextNumber
             && (cursor.selectionVersion == channel.selectionVersion || channel.selectionFrame == nil)

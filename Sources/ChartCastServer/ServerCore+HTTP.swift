@@ -7,6 +7,7 @@ extension ServerCore {
     /// The dynamic HTTP endpoints; nil lets the static page (or a 404) answer.
     /// - Note: service thread only.
     func respond(to request: HTTPRequest) -> HTTPResponse? {
+        assertOwningThread()
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         switch request.path {
         case "/healthz":
@@ -44,13 +45,11 @@ final class CoreDelegate: WebSocketServerDelegate {
         core.messageTooLarge(on: connection)
     }
     func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection) { core.close(connection) }
-    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame? {
+    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame {
         core.nextFrame(for: connection)
-    }
-    func webSocketServer(_ server: WebSocketServer, hasFrameFor connection: WebSocketConnection) -> Bool {
-        core.hasFrame(for: connection)
     }
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
         core.respond(to: request)
     }
+    func webSocketServerDidFinishServicePass(_ server: WebSocketServer) { core.finishServicePass() }
 }

@@ -10,7 +10,12 @@ import WebSockets
 /// the chart's `seq`, is encoded once, and each viewer's connection is asked to write. What a
 /// viewer is sent next is decided only when its socket is writable (`nextFrame(for:)`), so a slow
 /// viewer is served the newest state rather than a backlog.
+///
+/// Arrivals and departures cost O(1) each; what they change for everyone else is batched: the
+/// viewer list by `publishViewersIfNeeded`, the selections a departure changed by
+/// `finishServicePass`, once per service pass.
 /// - Note: service thread only, apart from `init`, which runs before the service thread starts.
+///   Debug builds check the entry points (`assertOwningThread`).
 final class ServerCore {
     static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
@@ -27,15 +32,23 @@ final class ServerCore {
     let channelsByID: [String: ChartChannel]
     var feeds = DemoFeeds()
     var metrics = Metrics()
+    /// Whether the caller may touch the core (see `assertOwningThread`): the server's service
+    /// thread once `ChartCastServer` attached one, until then the thread that created the core.
+    var isOwningThread: () -> Bool
+    /// Debug builds: receives thread violations instead of `assertionFailure` (tests).
+    var onThreadViolation: ((String) -> Void)?
 
-    private(set) var sessions: [Int: Session] = [:]
-    /// Sessions in join order, for the `viewers` list.
-    private var roster: [Session] = []
+    /// Open viewers in join order, for the `viewers` list and for waking everyone.
+    private(set) var roster = Roster<Session>()
     private var viewerCounter = 0
     private var viewersVersion = 0
     private var viewersDirty = false
     private var lastViewersPublish: UInt64 = 0
     private var viewersFrame: (version: Int, frame: OutboundFrame)?
+    /// Per chart: the selection version right after the latest departure of this pass changed
+    /// that chart's selection; nil when no departure did.
+    private var departedSelections: [Int?]
+    private var departuresPending = false
 
     init(options: ServerOptions, logger: Logger) {
         self.options = options
@@ -44,16 +57,19 @@ final class ServerCore {
             ChartChannel(index: index, store: store, appendLogCapacity: ServerCore.appendLogCapacity)
         }
         channelsByID = Dictionary(uniqueKeysWithValues: channels.map { ($0.spec.id, $0) })
+        departedSelections = Array(repeating: nil, count: channels.count)
+        isOwningThread = ServerCore.isCurrentThread(ServerCore.currentThread())
     }
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-    var viewerCount: Int { sessions.count }
+    var viewerCount: Int { roster.count }
 
     // MARK: Timers
 
     /// One demo feed step: appends and category updates for every live chart.
     func tick() {
+        assertOwningThread()
         feeds.tick(channels, now: ServerCore.now())
         wakeAll()
     }
@@ -62,9 +78,11 @@ final class ServerCore {
     /// (N / 2500 s) so that the lists sent per second stay near 2,500 whatever N is.
     static func viewersListInterval(viewers: Int) -> Double { max(0.2, Double(viewers) / 2_500) }
 
-    /// Publishes the viewer list if it changed and the interval has passed (joins are batched so
-    /// a crowd arriving at once costs one list per interval, not one per arrival).
+    /// Publishes the viewer list if it changed and the interval has passed (joins and leaves
+    /// are batched so a crowd arriving or leaving at once costs one list per interval, not one
+    /// per viewer).
     func publishViewersIfNeeded(now: UInt64 = ServerCore.now()) {
+        assertOwningThread()
         guard viewersDirty else { return }
         let interval = ServerCore.viewersListInterval(viewers: roster.count)
         guard Double(now &- lastViewersPublish) / 1e9 >= interval else { return }
@@ -82,40 +100,71 @@ final class ServerCore {
 
     // MARK: Sessions
 
+    /// A viewer arrived: its session, its welcome, and a write request for it alone.
+    /// - Complexity: O(charts); the others hear of it through the batched viewer list.
     func open(_ connection: ViewerConnection) {
+        assertOwningThread()
         viewerCounter += 1
         let info = ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
                               color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
         let session = Session(connection: connection, info: info, chartCount: channels.count,
                               rateLimiter: RateLimiter(rate: ServerCore.limits.messagesPerSecond,
                                                        burst: ServerCore.limits.messageBurst, now: ServerCore.now()))
-        sessions[connection.id] = session
         connection.userData = session
         roster.append(session)
         metrics.connectionsTotal += 1
         let welcome = ServerMessage.Welcome(viewer: info, charts: channels.map(\.spec), limits: ServerCore.limits)
         session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(welcome).encode()))
         viewersDirty = true
-        logger.info("viewer \(info.id) connected from \(connection.remoteAddress) (\(sessions.count) connected)")
+        logger.info("viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")
         connection.requestWrite()
     }
 
+    /// A viewer left: its session is dropped and its hovers and drags leave the charts.
+    ///
+    /// Nobody else is woken here: the viewer list goes out with the next batched publish, and a
+    /// selection the departure changed is encoded and announced once per service pass by
+    /// `finishServicePass`, however many viewers left in it.
+    /// - Complexity: O(charts), amortised O(1) in the number of viewers.
     func close(_ connection: ViewerConnection) {
-        guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        guard let session = session(for: connection) else { return }
         connection.userData = nil   // the session holds the connection: break the cycle
-        if let position = roster.firstIndex(where: { $0 === session }) { roster.remove(at: position) }
-        let now = ServerCore.now()
+        roster.remove(session)
         for channel in channels where channel.engine.removeViewer(session.info.id) {
-            channel.selectionDidChange(ref: nil, now: now)
+            departedSelections[channel.index] = channel.selectionVersion
+            departuresPending = true
         }
         viewersDirty = true
-        logger.info("viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(sessions.count) connected)")
-        wakeAll()
+        logger.info("viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(roster.count) connected)")
     }
 
-    /// The open viewer on `connection`, nil once it closed.
-    /// - Complexity: O(1), no hashing (hot path: twice per write).
-    func session(for connection: ViewerConnection) -> Session? { connection.userData as? Session }
+    /// The end of a service pass: publishes what this pass's departures changed. Each chart
+    /// whose selection a departure changed gets one new selection frame (unless a newer one
+    /// went out since, which already shows it), and everyone is woken once.
+    /// - Complexity: O(1) when nobody left; else O(charts), plus O(viewers) for the one wake.
+    func finishServicePass(now: UInt64 = ServerCore.now()) {
+        assertOwningThread()
+        guard departuresPending else { return }
+        departuresPending = false
+        var published = false
+        for channel in channels {
+            guard let version = departedSelections[channel.index] else { continue }
+            departedSelections[channel.index] = nil
+            if channel.selectionVersion == version {
+                channel.selectionDidChange(ref: nil, now: now)
+                published = true
+            }
+        }
+        if published { wakeAll() }
+    }
+
+    /// The open viewer on `connection`, nil once it closed. Every entry point that concerns one
+    /// connection starts here, so this is also where debug builds check the thread.
+    /// - Complexity: O(1), no hashing (hot path: once per write).
+    func session(for connection: ViewerConnection) -> Session? {
+        assertOwningThread()
+        return connection.userData as? Session
+    }
 
     /// Queues an `error` for one viewer and counts it.
     func sendError(_ error: ProtocolError, to session: Session) {

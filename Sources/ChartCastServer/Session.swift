@@ -7,7 +7,7 @@ import WebSockets
 /// Memory is bounded whatever the viewer does: a fixed cursor per chart, at most one viewport
 /// per chart, and a short queue of personal frames (welcome, errors) that drops when full.
 /// - Note: service thread only.
-final class Session {
+final class Session: RosterMember {
     /// How far a viewer has been served on one chart.
     struct Cursor {
         /// The viewer needs the whole chart (first contact, or it fell off the append log).
@@ -33,8 +33,9 @@ final class Session {
     let rateLimiter: RateLimiter
     /// Set after a fatal error: only personal frames are still sent, then the connection closes.
     var closing = false
-    private var personal: [OutboundFrame] = []
-    private var personalHead = 0
+    /// This viewer's slot on the server's roster.
+    var rosterSlot = -1
+    private var personal = FIFOQueue<OutboundFrame>()
 
     init(connection: ViewerConnection, info: ViewerInfo, chartCount: Int, rateLimiter: RateLimiter) {
         self.connection = connection
@@ -47,29 +48,23 @@ final class Session {
     /// Queues a frame for this viewer alone. Returns false (frame dropped) when the queue is full.
     @discardableResult
     func enqueuePersonal(_ frame: OutboundFrame) -> Bool {
-        guard personal.count - personalHead < Session.maxPersonalFrames else { return false }
+        guard personal.count < Session.maxPersonalFrames else { return false }
         personal.append(frame)
         return true
     }
 
     /// Whether personal frames are waiting.
-    var hasPersonalFrames: Bool { personalHead < personal.count }
+    var hasPersonalFrames: Bool { !personal.isEmpty }
 
     /// The oldest personal frame, removed from the queue.
+    /// - Complexity: O(1).
     func dequeuePersonal() -> OutboundFrame? {
-        guard personalHead < personal.count else { return nil }
-        let frame = personal[personalHead]
-        personalHead += 1
-        if personalHead == personal.count {
-            personal.removeAll(keepingCapacity: true)
-            personalHead = 0
-        }
-        return frame
+        personal.popFirst()
     }
 
     /// Bytes held for this viewer beyond shared frames: queued personal frames.
     var pendingPersonalBytes: Int {
-        personal[personalHead...].reduce(0) { $0 + $1.count }
+        personal.reduce(0) { $0 + $1.count }
     }
 }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import WebSockets
 
 /// Runs one load test: opens the connections over the ramp, waits until every viewer is ready,
@@ -41,31 +40,31 @@ public final class LoadRunner {
         startedAt = MonotonicClock.now()
 
         // Connect phase: a service-thread timer opens connections at the ramp's pace.
-        onService { self.timers.append(context.schedule(every: 0.005) { self.openDue() }) }
+        try onService { self.timers.append(context.schedule(every: 0.005) { self.openDue() }) }
         let connectDeadline = options.ramp + options.connectTimeout
         var lastTick = MonotonicClock.now()
         while true {
             MonotonicClock.sleep(0.02)
-            let settled = onService { self.opened == self.clients.count && self.clients.allSatisfy { $0.isReady || $0.isClosed } }
+            let settled = try onService { self.opened == self.clients.count && self.clients.allSatisfy { $0.isReady || $0.isClosed } }
             if settled { break }
             if MonotonicClock.seconds(since: startedAt) > connectDeadline { break }
             if MonotonicClock.seconds(since: lastTick) >= 1 {
                 lastTick = MonotonicClock.now()
                 peakRSS = max(peakRSS, server?.sample()?.rssBytes ?? 0)
-                report(phase: .connecting, server: server)
+                try report(phase: .connecting, server: server)
             }
         }
-        onService { self.timers.forEach { $0.cancel() }; self.timers = [] }
+        try onService { self.timers.forEach { $0.cancel() }; self.timers = [] }
         let arrived = server?.sample()
-        let connectCounters = onService { self.recorder.counters }
-        let connectTimes = onService { self.recorder.connectTimes }
+        let connectCounters = try onService { self.recorder.counters }
+        let connectTimes = try onService { self.recorder.connectTimes }
 
         MonotonicClock.sleep(options.idleTime)
         let idle = server?.sample()
         peakRSS = max(peakRSS, idle?.rssBytes ?? 0)
 
         // Drive phase.
-        let driveStart = onService { () -> (LoadCounters, UInt64) in
+        let driveStart = try onService { () -> (LoadCounters, UInt64) in
             for client in self.clients where client.role == .stalledViewer { client.connection?.pauseReading() }
             self.startDrivers(context)
             return (self.recorder.counters, MonotonicClock.now())
@@ -78,12 +77,12 @@ public final class LoadRunner {
             MonotonicClock.sleep(min(0.05, max(0, duration - MonotonicClock.seconds(since: driveStart.1))))
             if MonotonicClock.seconds(since: lastTick) >= 1 {
                 lastTick = MonotonicClock.now()
-                onService { self.sampleFreshness() }
+                try onService { self.sampleFreshness() }
                 peakRSS = max(peakRSS, server?.sample()?.rssBytes ?? 0)
-                report(phase: .driving, server: server)
+                try report(phase: .driving, server: server)
             }
         }
-        let driveEnd = onService { () -> (LoadCounters, UInt64) in
+        let driveEnd = try onService { () -> (LoadCounters, UInt64) in
             self.timers.forEach { $0.cancel() }
             self.timers = []
             let counters = self.recorder.counters
@@ -94,7 +93,7 @@ public final class LoadRunner {
         peakRSS = max(peakRSS, cpuEnd?.rssBytes ?? 0)
 
         // Settle: stalled viewers read again; wait for a quiet period in which everyone agrees.
-        let stalledLag = onService { () -> Int in
+        let stalledLag = try onService { () -> Int in
             var lag = 0
             for client in self.clients where client.role == .stalledViewer {
                 // Charts it never heard of count from -1: a viewer stalled before its first message.
@@ -105,11 +104,11 @@ public final class LoadRunner {
             }
             return lag
         }
-        var convergence = onService { self.evaluateConvergence() }
+        var convergence = try onService { self.evaluateConvergence() }
         var convergedAfter: Double? = nil
         while true {
             MonotonicClock.sleep(0.1)
-            let (quiet, result) = onService { () -> (Double, ConvergenceResult) in
+            let (quiet, result) = try onService { () -> (Double, ConvergenceResult) in
                 let last = max(self.recorder.lastSelectionAt, driveEnd.1)
                 return (MonotonicClock.seconds(since: last), self.evaluateConvergence())
             }
@@ -121,7 +120,7 @@ public final class LoadRunner {
         // Departure: every connection closes at once; the server's CPU is measured until it
         // holds none of them any more.
         let leaving = server?.sample()
-        let final = onService { () -> (LoadCounters, LatencyHistogram, [String]) in
+        let final = try onService { () -> (LoadCounters, LatencyHistogram, [String]) in
             for client in self.clients { client.isClosing = true; client.connection?.close(code: 1000) }
             let stalled = self.clients.filter { $0.role == .stalledViewer }.compactMap { $0.viewerID }
             return (self.recorder.counters, self.recorder.fanout, stalled)
@@ -224,16 +223,12 @@ public final class LoadRunner {
     // MARK: Threads
 
     /// Runs `body` on the service thread and returns its result to the calling thread.
+    /// - Throws: `WebSocketError.timeout` when the service thread does not answer within a
+    ///   minute (or no longer runs), instead of waiting forever.
     @discardableResult
-    func onService<T>(_ body: @escaping () -> T) -> T {
-        let done = DispatchSemaphore(value: 0)
-        var result: T?
-        context?.perform {
-            result = body()
-            done.signal()
-        }
-        done.wait()
-        return result!
+    func onService<T>(_ body: @escaping () -> T) throws -> T {
+        guard let result = context?.performAndWait(timeout: 60, body) else { throw WebSocketError.timeout }
+        return result
     }
 
     /// Polls the server until it holds no more sockets than before the run (30 s at most) and
@@ -258,10 +253,10 @@ public final class LoadRunner {
         return local ? ServerProcess.listening(onPort: options.url.port) : nil
     }
 
-    private func report(phase: LoadProgress.Phase, server: ServerProcess?) {
+    private func report(phase: LoadProgress.Phase, server: ServerProcess?) throws {
         guard options.progress || onProgress != nil else { return }
-        let snapshot = onService { (self.recorder.counters, self.recorder.fanout) }
-        let stalled = onService { self.clients.filter { $0.role == .stalledViewer }.compactMap { $0.viewerID } }
+        let snapshot = try onService { (self.recorder.counters, self.recorder.fanout) }
+        let stalled = try onService { self.clients.filter { $0.role == .stalledViewer }.compactMap { $0.viewerID } }
         let progress = LoadProgress(phase: phase, elapsed: MonotonicClock.seconds(since: startedAt),
                                     counters: snapshot.0, fanoutP99: Double(snapshot.1.percentile(0.99)) / 1e6,
                                     server: server?.sample(), stalledViewerIDs: stalled)

@@ -1,5 +1,4 @@
 import CLibWebsockets
-import Dispatch
 import Foundation
 
 /// The one thread that services a libwebsockets context, and the queue other
@@ -14,18 +13,25 @@ import Foundation
 /// Lifecycle: `attach(context:)` (caller thread, after `lws_create_context`),
 /// `start(name:)`, then `requestStop()` from the service thread or
 /// `stopAndWait(timeout:)` from any other thread. The context is destroyed on
-/// the service thread, after `teardown` ran, so every close callback libwebsockets
-/// makes during destruction still happens on that thread.
+/// the service thread, so every close callback libwebsockets makes during
+/// destruction still happens on that thread.
 final class ServiceLoop {
     private enum State { case idle, running, stopped }
 
-    private let lock = NSLock()
+    /// One queued closure, and what to do instead if it never runs (the loop stopped first).
+    private struct Job {
+        let run: () -> Void
+        let abandon: (() -> Void)?
+    }
+
+    /// Guards the fields below up to `threadFinished`, and signals `threadFinished`.
+    private let condition = NSCondition()
     private var state = State.idle
-    private var pending: [() -> Void] = []
+    private var pending: [Job] = []
     private var contextPointer: OpaquePointer?
     private var serviceThread: pthread_t?
-    private let finished = DispatchSemaphore(value: 0)
-    private var finishedSignalled = false
+    /// Set once the service thread has destroyed the context and is about to return.
+    private var threadFinished = false
 
     /// Set on the service thread to leave the loop after the current `lws_service` pass.
     /// - Note: service thread only.
@@ -36,26 +42,34 @@ final class ServiceLoop {
     /// Active timers, retained until they fire (one-shot) or are cancelled.
     /// - Note: service thread only.
     var timers: [ObjectIdentifier: WebSocketTimer] = [:]
-    /// Runs on the service thread just before the context is destroyed.
-    var teardown: (() -> Void)?
+    /// Runs on the service thread after every service pass: once all the callbacks of the
+    /// events one `lws_service` call dispatched have run. Set before `start`.
+    var afterPass: (() -> Void)?
     /// Runs on the service thread after the context is destroyed.
     var afterDestroy: (() -> Void)?
+    /// Debug builds: receives service-thread violations instead of `assertionFailure` (tests
+    /// set it to observe the check without stopping the process). Set before `start`.
+    var threadViolationHandler: ((String) -> Void)?
 
     /// The context, while it is alive. - Note: service thread only after `start`.
-    var context: OpaquePointer? { return contextPointer }
+    var context: OpaquePointer? {
+        condition.lock()
+        defer { condition.unlock() }
+        return contextPointer
+    }
 
     /// Records the context created by the owner.
     func attach(context: OpaquePointer) {
-        lock.lock()
+        condition.lock()
         contextPointer = context
-        lock.unlock()
+        condition.unlock()
     }
 
     /// Starts the service thread.
     func start(name: String) {
-        lock.lock()
+        condition.lock()
         state = .running
-        lock.unlock()
+        condition.unlock()
         let thread = Thread { [self] in
             self.run()
         }
@@ -64,19 +78,23 @@ final class ServiceLoop {
         thread.start()
     }
 
-    /// True on the service thread.
+    /// True on the service thread (also while it destroys the context).
     var isServiceThread: Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         guard let thread = serviceThread else { return false }
         return pthread_equal(thread, pthread_self()) != 0
     }
 
-    /// True until the loop has stopped.
-    var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return state == .running
+    /// True on the service thread, and whenever no service thread is running (before it
+    /// started, after it finished): the condition under which state marked "service thread
+    /// only" may be touched.
+    var isServiceThreadOrIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if state == .idle || threadFinished { return true }
+        guard let thread = serviceThread else { return false }   // started, not yet running
+        return pthread_equal(thread, pthread_self()) != 0
     }
 
     /// Queues `work` for the service thread and wakes it. Work queued before
@@ -85,15 +103,7 @@ final class ServiceLoop {
     /// - Note: any thread.
     @discardableResult
     func perform(_ work: @escaping () -> Void) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard state != .stopped else { return false }
-        pending.append(work)
-        // Before start the work simply waits; the thread drains it first thing.
-        if pending.count == 1, state == .running, let context = contextPointer {
-            lws_cancel_service(context)
-        }
-        return true
+        return enqueue(Job(run: work, abandon: nil), onlyWhileRunning: false)
     }
 
     /// Runs `work` now when called on the service thread, otherwise queues it.
@@ -108,17 +118,45 @@ final class ServiceLoop {
         return perform(work)
     }
 
+    /// Runs `work` on the service thread and waits at most `timeout` seconds for its result.
+    ///
+    /// Returns nil at once when the loop is not running (not started, or stopped), as soon as
+    /// the loop stops without having run the work, or after `timeout`; the caller never waits
+    /// on work that cannot run. Called on the service thread itself it runs `work` inline.
+    /// - Note: any thread.
+    func performAndWait<T>(timeout: Double, _ work: @escaping () -> T) -> T? {
+        if isServiceThread {
+            return isTearingDown ? nil : work()
+        }
+        let reply = Reply<T>()
+        let job = Job(run: { reply.finish(work()) }, abandon: { reply.finish(nil) })
+        guard enqueue(job, onlyWhileRunning: true) else { return nil }
+        return reply.wait(timeout: timeout)
+    }
+
+    private func enqueue(_ job: Job, onlyWhileRunning: Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .running || (state == .idle && !onlyWhileRunning) else { return false }
+        pending.append(job)
+        // Before start the work simply waits; the thread drains it first thing.
+        if pending.count == 1, state == .running, let context = contextPointer {
+            lws_cancel_service(context)
+        }
+        return true
+    }
+
     /// Runs every queued closure (including ones queued while draining).
     /// - Note: service thread only (from `LWS_CALLBACK_EVENT_WAIT_CANCELLED`).
     func drain() {
         while true {
-            lock.lock()
+            condition.lock()
             let batch = pending
             pending.removeAll()
-            lock.unlock()
+            condition.unlock()
             if batch.isEmpty { return }
-            for work in batch where !isTearingDown {
-                work()
+            for job in batch {
+                if isTearingDown { job.abandon?() } else { job.run() }
             }
         }
     }
@@ -130,7 +168,7 @@ final class ServiceLoop {
     /// - Note: service thread only.
     func requestStop() {
         stopRequested = true
-        if let context = contextPointer {
+        if let context = context {
             lws_cancel_service(context)
         }
     }
@@ -140,14 +178,17 @@ final class ServiceLoop {
     /// - Note: any thread except the service thread.
     @discardableResult
     func stopAndWait(timeout: Double) -> Bool {
-        lock.lock()
+        condition.lock()
         if state == .idle {
             state = .stopped
+            threadFinished = true
+            let dropped = pending
             pending.removeAll()
-            lock.unlock()
+            condition.unlock()
+            dropped.forEach { $0.abandon?() }
             return true
         }
-        lock.unlock()
+        condition.unlock()
         perform { [unowned self] in self.requestStop() }
         return waitUntilFinished(timeout: timeout)
     }
@@ -155,54 +196,86 @@ final class ServiceLoop {
     /// Waits until the service thread has destroyed the context.
     /// - Note: any thread except the service thread.
     func waitUntilFinished(timeout: Double) -> Bool {
-        lock.lock()
-        if finishedSignalled {
-            lock.unlock()
-            return true
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !threadFinished {
+            if !condition.wait(until: deadline) { return threadFinished }
         }
-        lock.unlock()
-        let result = finished.wait(timeout: .now() + timeout)
-        if result == .success {
-            lock.lock()
-            finishedSignalled = true
-            lock.unlock()
-            finished.signal()
-            return true
-        }
-        return false
+        return true
+    }
+
+    /// Asks libwebsockets for one writable callback on `wsi`, unless one is already
+    /// requested (`armed`) or the context is being destroyed. The one implementation behind
+    /// the server's and the client's `requestWrite()`.
+    /// - Note: service thread only.
+    func requestWritable(_ wsi: OpaquePointer?, armed: inout Bool) {
+        guard let wsi = wsi, !armed, !isTearingDown else { return }
+        armed = lws_callback_on_writable(wsi) >= 0
     }
 
     /// The service thread's body.
     private func run() {
-        lock.lock()
+        condition.lock()
         serviceThread = pthread_self()
         let context = contextPointer
-        lock.unlock()
+        condition.unlock()
         if let context = context {
             drain()
             while !stopRequested {
                 if lws_service(context, 0) < 0 { break }
+                afterPass?()
             }
         }
         isTearingDown = true
         for timer in Array(timers.values) {
             timer.cancel()
         }
-        teardown?()
-        lock.lock()
+        condition.lock()
         state = .stopped
+        let dropped = pending
         pending.removeAll()
-        lock.unlock()
+        condition.unlock()
+        dropped.forEach { $0.abandon?() }
         if let context = context {
             lws_context_destroy(context)
         }
-        lock.lock()
+        condition.lock()
         contextPointer = nil
-        lock.unlock()
+        condition.unlock()
         timers.removeAll()
         afterDestroy?()
-        teardown = nil
+        afterPass = nil
         afterDestroy = nil
-        finished.signal()
+        condition.lock()
+        threadFinished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// The answer to one `performAndWait`: set once, by the work or by its abandonment.
+private final class Reply<T> {
+    private let condition = NSCondition()
+    private var done = false
+    private var value: T?
+
+    func finish(_ value: T?) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !done else { return }
+        done = true
+        self.value = value
+        condition.broadcast()
+    }
+
+    func wait(timeout: Double) -> T? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !done {
+            if !condition.wait(until: deadline) { break }
+        }
+        return value
     }
 }

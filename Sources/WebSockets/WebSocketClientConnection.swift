@@ -35,7 +35,9 @@ final class ClientFrame {
 ///
 /// Sending is queued from any thread and written one frame per writable
 /// callback on the service thread. The delegate is held strongly until the
-/// connection fails or closes.
+/// connection fails or closes. The object is the wsi's user data: libwebsockets
+/// hands it to every callback, and it is retained from `connect` until the
+/// wsi is destroyed, so that pointer never dangles.
 public final class WebSocketClientConnection: Hashable, CustomStringConvertible {
     enum State { case pending, connecting, open, closed }
 
@@ -47,26 +49,32 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     public let subprotocol: String?
 
     /// The subprotocol the server accepted (set at the handshake). - Note: service thread only.
-    public internal(set) var negotiatedSubprotocol: String?
+    public var negotiatedSubprotocol: String? {
+        owner.loop.assertServiceThread()
+        return handshakeSubprotocol
+    }
     /// The server's Sec-WebSocket-Extensions answer (set at the handshake). - Note: service thread only.
-    public internal(set) var negotiatedExtensions: String?
+    public var negotiatedExtensions: String? {
+        owner.loop.assertServiceThread()
+        return handshakeExtensions
+    }
 
     let owner: WebSocketClientContext
     var delegate: WebSocketClientDelegate?
     /// - Note: the fields below are service thread only.
+    var handshakeSubprotocol: String?
+    var handshakeExtensions: String?
     var state = State.pending
     var wsi: OpaquePointer?
-    var queue: [ClientFrame] = []
-    var queueHead = 0
+    var queue = FIFOQueue<ClientFrame>()
+    /// The +1 reference lent to libwebsockets as the wsi's user data, until `WSI_DESTROY`.
+    var lentToWSI = false
     var closeCode: UInt16?
     var peerCloseCode: UInt16?
     var paused = false
     var writeArmed = false
     var assembler: MessageAssembler
     var allocations: CAllocations?
-
-    private let countLock = NSLock()
-    private var queuedCount = 0
 
     init(id: Int, host: String, port: Int, path: String, subprotocol: String?,
          owner: WebSocketClientContext, delegate: WebSocketClientDelegate, maxMessageSize: Int) {
@@ -110,7 +118,7 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
         owner.loop.performOrRun { [self] in
             guard state != .closed, closeCode == nil else { return }
             closeCode = WebSocketCloseCode.sendable(code)
-            if state == .open { requestWritable() }
+            if state == .open { requestWrite() }
         }
     }
 
@@ -130,68 +138,60 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
         }
     }
 
-    /// The identity handed to libwebsockets as the wsi user pointer.
-    var userPointer: UnsafeMutableRawPointer {
-        return Unmanaged.passUnretained(self).toOpaque()
+    /// Lends a +1 reference to libwebsockets as the wsi's user data.
+    /// - Note: service thread only.
+    func lendToWSI() -> UnsafeMutableRawPointer {
+        lentToWSI = true
+        return Unmanaged.passRetained(self).toOpaque()
     }
 
-    /// Frames queued and not yet handed to the socket. - Note: any thread.
-    public var queuedOutboundCount: Int {
-        countLock.lock()
-        defer { countLock.unlock() }
-        return queuedCount
+    /// Takes the lent reference back (once); called when the wsi is destroyed, or when none
+    /// was created.
+    /// - Note: service thread only.
+    func reclaimFromWSI() {
+        guard lentToWSI else { return }
+        lentToWSI = false
+        Unmanaged.passUnretained(self).release()
+    }
+
+    /// The connection behind a callback's `user` pointer, without taking ownership.
+    /// - Complexity: O(1): the pointer is the object.
+    static func from(user: UnsafeMutableRawPointer?) -> WebSocketClientConnection? {
+        guard let user = user else { return nil }
+        return Unmanaged<WebSocketClientConnection>.fromOpaque(user).takeUnretainedValue()
     }
 
     /// True once the handshake completed and until the connection closes. - Note: service thread only.
-    public var isOpen: Bool { return state == .open }
+    public var isOpen: Bool {
+        owner.loop.assertServiceThread()
+        return state == .open
+    }
 
+    /// Queues `frames` on the service thread (dropped once closing or closed).
     private func enqueue(_ frames: [ClientFrame]) {
-        adjustQueued(frames.count)
-        let accepted = owner.loop.performOrRun { [self] in
-            guard state != .closed, closeCode == nil else {
-                adjustQueued(-frames.count)
-                return
-            }
+        owner.loop.performOrRun { [self] in
+            guard state != .closed, closeCode == nil else { return }
             queue.append(contentsOf: frames)
-            if state == .open { requestWritable() }
+            if state == .open { requestWrite() }
         }
-        if !accepted { adjustQueued(-frames.count) }
     }
 
-    func adjustQueued(_ delta: Int) {
-        countLock.lock()
-        queuedCount += delta
-        countLock.unlock()
-    }
-
-    /// - Note: service thread only.
-    func requestWritable() {
-        guard let wsi = wsi, !writeArmed, !owner.loop.isTearingDown else { return }
-        writeArmed = true
-        if lws_callback_on_writable(wsi) < 0 { writeArmed = false }
+    /// Asks for a writable callback (idempotent). - Note: service thread only.
+    func requestWrite() {
+        owner.loop.requestWritable(wsi, armed: &writeArmed)
     }
 
     /// The next queued frame, or nil. - Note: service thread only.
     func popFrame() -> ClientFrame? {
-        guard queueHead < queue.count else { return nil }
-        let frame = queue[queueHead]
-        queueHead += 1
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
-        }
-        adjustQueued(-1)
-        return frame
+        return queue.popFirst()
     }
 
     /// True while frames wait. - Note: service thread only.
-    var hasQueuedFrames: Bool { return queueHead < queue.count }
+    var hasQueuedFrames: Bool { return !queue.isEmpty }
 
     /// Drops everything queued (on close). - Note: service thread only.
     func dropQueue() {
-        adjustQueued(-(queue.count - queueHead))
         queue.removeAll()
-        queueHead = 0
     }
 
     public static func == (lhs: WebSocketClientConnection, rhs: WebSocketClientConnection) -> Bool {

@@ -15,7 +15,8 @@ extension WebSocketClientContext {
             loop.drain()
             return 0
         }
-        guard let connection = connection(for: user) else { return 0 }
+        // Every wsi of a client context carries its connection as user data (see `begin`).
+        guard let connection = WebSocketClientConnection.from(user: user) else { return 0 }
         switch reason {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             connection.wsi = wsi
@@ -23,12 +24,12 @@ extension WebSocketClientContext {
             if connection.paused { _ = lws_rx_flow_control(wsi, 0) }
             connection.delegate?.webSocketClientDidConnect(connection)
             if connection.hasQueuedFrames || connection.closeCode != nil {
-                connection.requestWritable()
+                connection.requestWrite()
             }
         case LWS_CALLBACK_CLIENT_FILTER_PRE_ESTABLISH:
             // The response headers are still available here, not after.
-            connection.negotiatedSubprotocol = WebSocketClientContext.header(wsi, WSI_TOKEN_PROTOCOL)
-            connection.negotiatedExtensions = WebSocketClientContext.header(wsi, WSI_TOKEN_EXTENSIONS)
+            connection.handshakeSubprotocol = WebSocketClientContext.header(wsi, WSI_TOKEN_PROTOCOL)
+            connection.handshakeExtensions = WebSocketClientContext.header(wsi, WSI_TOKEN_EXTENSIONS)
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             var reasonText = "connection failed"
             if let input = input, length > 0 {
@@ -61,8 +62,10 @@ extension WebSocketClientContext {
         case LWS_CALLBACK_CLIENT_CLOSED:
             finish(connection)
         case LWS_CALLBACK_WSI_DESTROY:
-            // Covers connections that end without CLOSED / CONNECTION_ERROR.
+            // Covers connections that end without CLOSED / CONNECTION_ERROR. The last callback
+            // for this wsi: libwebsockets gives the user data back.
             finish(connection)
+            connection.reclaimFromWSI()
         default:
             break
         }
@@ -78,13 +81,6 @@ extension WebSocketClientContext {
         return String(cString: buffer)
     }
 
-    /// The connection registered as this wsi's user pointer, if still live.
-    private func connection(for user: UnsafeMutableRawPointer?) -> WebSocketClientConnection? {
-        // Looked up by address only: a stale pointer is never dereferenced.
-        guard let user = user else { return nil }
-        return live[user]
-    }
-
     /// One frame per writable callback, then the close once the queue is empty.
     private func writable(_ connection: WebSocketClientConnection, wsi: OpaquePointer) -> Int32 {
         connection.writeArmed = false
@@ -95,7 +91,7 @@ extension WebSocketClientContext {
             }
             if result < 0 { return -1 }
             if connection.hasQueuedFrames || connection.closeCode != nil {
-                connection.requestWritable()
+                connection.requestWrite()
             }
             return 0
         }

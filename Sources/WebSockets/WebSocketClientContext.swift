@@ -12,8 +12,11 @@ public final class WebSocketClientContext {
     private var allocations: CAllocations?
     /// The largest inbound message delivered; bigger ones are dropped (and logged).
     public let maxMessageSize: Int
-    /// Connections from `connect` until they fail or close. - Note: service thread only.
-    var live: [UnsafeMutableRawPointer: WebSocketClientConnection] = [:]
+    /// The name of the context's one lws protocol (it appears in libwebsockets' log lines).
+    public let protocolName: String
+    /// Connections from `connect` until they fail or close, for enumeration; callbacks find
+    /// their connection through the wsi's user data. - Note: service thread only.
+    var live: [ObjectIdentifier: WebSocketClientConnection] = [:]
 
     private static let idLock = NSLock()
     private static var lastID = 0
@@ -22,15 +25,18 @@ public final class WebSocketClientContext {
     /// - Parameters:
     ///   - maxMessageSize: inbound messages above this are dropped.
     ///   - permessageDeflate: offer permessage-deflate to servers.
+    ///   - protocolName: the name of the context's lws protocol.
     ///   - threadName: the service thread's name.
     /// - Throws: `WebSocketError.contextCreationFailed`.
-    public init(maxMessageSize: Int = 64 << 20, permessageDeflate: Bool = false, threadName: String = "ws-client") throws {
+    public init(maxMessageSize: Int = 64 << 20, permessageDeflate: Bool = false,
+                protocolName: String = "ws-client", threadName: String = "ws-client") throws {
         self.maxMessageSize = maxMessageSize
+        self.protocolName = protocolName
         let fileLimit = ListenSupport.raiseFileLimit()
         WebSocketLog.installInLibrary()
         let allocations = CAllocations()
         let protocols = allocations.array(of: lws_protocols.self, count: 2)
-        protocols[0].name = UnsafePointer(allocations.string(WebSocketClientContext.localProtocolName))
+        protocols[0].name = UnsafePointer(allocations.string(protocolName))
         protocols[0].callback = clientCallback
         var info = cc_zeroed_context_info()
         info.port = CONTEXT_PORT_NO_LISTEN
@@ -53,8 +59,6 @@ public final class WebSocketClientContext {
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: threadName)
     }
-
-    static let localProtocolName = "chartcast-client"
 
     /// Starts a ws:// connection; the delegate hears the outcome.
     ///
@@ -84,20 +88,33 @@ public final class WebSocketClientContext {
         loop.perform(work)
     }
 
+    /// Runs `work` on the service thread and waits at most `timeout` seconds for its result.
+    /// Returns nil at once after `shutdown()`, or when the work did not complete in time. On
+    /// the service thread itself it runs `work` inline.
+    /// - Note: any thread.
+    public func performAndWait<T>(timeout: Double, _ work: @escaping () -> T) -> T? {
+        return loop.performAndWait(timeout: timeout, work)
+    }
+
     /// A repeating timer on the service thread. - Note: service thread only.
     @discardableResult
     public func schedule(every seconds: Double, _ tick: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(every: seconds, tick)
     }
 
     /// A one-shot timer on the service thread. - Note: service thread only.
     @discardableResult
     public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(after: seconds, fire)
     }
 
     /// Connections not yet failed or closed. - Note: service thread only.
-    public var connectionCount: Int { return live.count }
+    public var connectionCount: Int {
+        loop.assertServiceThread()
+        return live.count
+    }
 
     /// True on this context's service thread.
     public var isServiceThread: Bool { return loop.isServiceThread }
@@ -122,7 +139,7 @@ public final class WebSocketClientContext {
         let strings = CAllocations()
         connection.allocations = strings
         connection.state = .connecting
-        live[connection.userPointer] = connection
+        live[ObjectIdentifier(connection)] = connection
         var info = cc_zeroed_connect_info()
         info.context = context
         info.address = UnsafePointer(strings.string(connection.host))
@@ -131,12 +148,17 @@ public final class WebSocketClientContext {
         info.host = UnsafePointer(strings.string(ListenSupport.display(host: connection.host, port: connection.port)))
         info.origin = info.host
         info.protocol = strings.string(connection.subprotocol)
-        info.local_protocol_name = UnsafePointer(strings.string(WebSocketClientContext.localProtocolName))
+        info.local_protocol_name = UnsafePointer(strings.string(protocolName))
         info.ietf_version_or_minus_one = -1
-        info.userdata = connection.userPointer
+        info.userdata = connection.lendToWSI()
         let wsi = lws_client_connect_via_info(&info)
-        if wsi == nil && connection.state == .connecting {
-            finish(connection, failure: "cannot start connection to \(ListenSupport.display(host: connection.host, port: connection.port))")
+        if wsi == nil {
+            // No wsi survived: either libwebsockets destroyed it (and `WSI_DESTROY` took the
+            // reference back) or it never called back with it; take the reference back now.
+            connection.reclaimFromWSI()
+            if connection.state == .connecting {
+                finish(connection, failure: "cannot start connection to \(ListenSupport.display(host: connection.host, port: connection.port))")
+            }
         }
     }
 
@@ -148,7 +170,7 @@ public final class WebSocketClientContext {
         connection.state = .closed
         connection.wsi = nil
         connection.dropQueue()
-        live[connection.userPointer] = nil
+        live[ObjectIdentifier(connection)] = nil
         let delegate = connection.delegate
         connection.delegate = nil
         if wasOpen {

@@ -2,17 +2,19 @@ import CLibWebsockets
 
 /// One accepted WebSocket connection of a `WebSocketServer`.
 ///
-/// The object stays valid after the connection closes (calls then do
-/// nothing), so it can be used as a dictionary key by the delegate.
+/// The connection holds no frames: when it is writable the server asks the delegate for the
+/// next one. The object stays valid after the connection closes (calls then do nothing), so it
+/// can be used as a dictionary key by the delegate.
 ///
-/// - Note: service thread only, except `id` and `remoteAddress`.
+/// While open, the connection is retained by its wsi's per-session user data, which is how the
+/// callbacks find it.
+///
+/// - Note: service thread only, except `id` and `remoteAddress`. Debug builds check this.
 public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// Unique per server, increasing in accept order.
     public let id: Int
     /// The peer, e.g. "127.0.0.1:53422".
     public let remoteAddress: String
-    /// Free for the delegate: attach its per-connection state here.
-    public var userData: AnyObject?
 
     unowned let server: WebSocketServer
     /// The lws connection; nil once closed.
@@ -20,13 +22,11 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var assembler: MessageAssembler
     /// A writable callback was requested and has not arrived yet.
     var writeArmed = false
-    /// Frames queued with `send(_:)`, written before the delegate is asked.
-    var directQueue: [OutboundFrame] = []
-    var directHead = 0
     /// The close queued by `close(code:reason:)`.
     var pendingClose: (code: UInt16, reason: [UInt8])?
     /// Frames written since the close was queued (bounded, so a close always happens).
     var framesSinceClose = 0
+    private var storedUserData: AnyObject?
 
     init(id: Int, remoteAddress: String, server: WebSocketServer, wsi: OpaquePointer, maxMessageSize: Int) {
         self.id = id
@@ -36,32 +36,35 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
     }
 
-    /// Asks for a writable callback; the server then calls the delegate's
-    /// `nextFrameFor` until it returns nil. Idempotent and cheap.
+    /// Free for the delegate: attach its per-connection state here.
     /// - Note: service thread only.
-    public func requestWrite() {
-        guard let wsi = wsi, !writeArmed, !server.loop.isTearingDown else { return }
-        writeArmed = true
-        if lws_callback_on_writable(wsi) < 0 {
-            writeArmed = false
+    public var userData: AnyObject? {
+        get {
+            server.loop.assertServiceThread()
+            return storedUserData
+        }
+        set {
+            server.loop.assertServiceThread()
+            storedUserData = newValue
         }
     }
 
-    /// Queues one frame for this connection only, ahead of the delegate's frames.
+    /// Asks for a writable callback; the server then asks the delegate for the next frame, and
+    /// keeps asking after each write while the delegate reports more pending. Idempotent and cheap.
     /// - Note: service thread only.
-    public func send(_ frame: OutboundFrame) {
-        guard wsi != nil, pendingClose == nil else { return }
-        directQueue.append(frame)
-        requestWrite()
+    public func requestWrite() {
+        server.loop.assertServiceThread()
+        server.loop.requestWritable(wsi, armed: &writeArmed)
     }
 
-    /// Queues a close: frames already pending are written first, then the
-    /// close frame with `code` and `reason` (truncated to 123 bytes). A code
-    /// that may not be sent (1005, 1006, …) becomes 1000.
+    /// Queues a close: the delegate's pending frames are written first (at most
+    /// `maxFramesAfterClose` of them), then the close frame with `code` and `reason` (truncated
+    /// to 123 bytes). A code that may not be sent (1005, 1006, …) becomes 1000.
     /// A connection that cannot get its close out within the configured close
     /// timeout is dropped.
     /// - Note: service thread only.
     public func close(code: UInt16, reason: String) {
+        server.loop.assertServiceThread()
         guard let wsi = wsi, pendingClose == nil else { return }
         pendingClose = (WebSocketCloseCode.sendable(code), Array(reason.utf8.prefix(123)))
         if !server.loop.isTearingDown {
@@ -70,41 +73,31 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         requestWrite()
     }
 
-    /// True once a close was queued or the connection is gone.
-    public var isClosing: Bool {
-        return pendingClose != nil || wsi == nil
-    }
-
     /// True while the connection is open.
+    /// - Note: service thread only.
     public var isOpen: Bool {
+        server.loop.assertServiceThread()
         return wsi != nil
     }
 
     /// True when the socket cannot take more data right now (`lws_send_pipe_choked`).
     /// A closed connection counts as choked.
+    /// - Note: service thread only.
     public var isChoked: Bool {
+        server.loop.assertServiceThread()
         guard let wsi = wsi else { return true }
         return lws_send_pipe_choked(wsi) != 0
     }
 
-    /// Whether frames queued with `send(_:)` are waiting.
-    var hasDirectFrames: Bool { directHead < directQueue.count }
+    /// Whether the delegate may still be asked for a frame: always, until a close was queued
+    /// and `maxFramesAfterClose` frames have gone out since.
+    var mayTakeFrame: Bool {
+        return pendingClose == nil || framesSinceClose < server.configuration.maxFramesAfterClose
+    }
 
-    /// The next frame to write: direct frames first, then the delegate's.
-    func nextFrame(delegate: WebSocketServerDelegate?) -> OutboundFrame? {
-        if directHead < directQueue.count {
-            let frame = directQueue[directHead]
-            directHead += 1
-            if directHead == directQueue.count {
-                directQueue.removeAll(keepingCapacity: true)
-                directHead = 0
-            }
-            return frame
-        }
-        if pendingClose != nil && framesSinceClose >= 64 { return nil }
-        guard let frame = delegate?.webSocketServer(server, nextFrameFor: self) else { return nil }
+    /// Counts one written frame against the bound on frames after a close.
+    func didWriteFrame() {
         if pendingClose != nil { framesSinceClose += 1 }
-        return frame
     }
 
     public static func == (lhs: WebSocketConnection, rhs: WebSocketConnection) -> Bool {

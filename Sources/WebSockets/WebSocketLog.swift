@@ -72,13 +72,6 @@ public enum WebSocketLog {
         installInLibrary(force: true)
     }
 
-    /// The current threshold.
-    public static var currentLevel: WebSocketLogLevel {
-        lock.lock()
-        defer { lock.unlock() }
-        return level
-    }
-
     /// The default sink: `[ws:level] message` on standard error.
     public static func standardError(_ level: WebSocketLogLevel, _ message: String) {
         FileHandle.standardError.write(Data("[ws:\(level)] \(message)\n".utf8))

@@ -13,12 +13,13 @@ private let serverCallback: @convention(c) (OpaquePointer?, lws_callback_reasons
 
 extension WebSocketServer {
     /// Builds the protocol table: one protocol, named after the subprotocol,
-    /// handling both HTTP and WebSocket callbacks, plus the terminator.
+    /// handling both HTTP and WebSocket callbacks, with `PerSessionData` as its
+    /// per-session user data, plus the terminator.
     func makeProtocols(_ allocations: CAllocations) -> UnsafeMutablePointer<lws_protocols> {
         let protocols = allocations.array(of: lws_protocols.self, count: 2)
         protocols[0].name = UnsafePointer(allocations.string(configuration.subprotocol))
         protocols[0].callback = serverCallback
-        protocols[0].per_session_data_size = 0
+        protocols[0].per_session_data_size = PerSessionData.size
         protocols[0].rx_buffer_size = 0
         return protocols
     }
@@ -27,6 +28,7 @@ extension WebSocketServer {
     /// - Note: service thread only (or the creating thread during `lws_create_context`).
     func handle(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
                 input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        let session = PerSessionData(user)
         switch reason {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             loop.drain()
@@ -34,24 +36,32 @@ extension WebSocketServer {
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return acceptsUpgrade(wsi) ? 0 : 1
         case LWS_CALLBACK_ESTABLISHED:
-            opened(wsi)
-            return 0
+            return opened(wsi, session: session)
         case LWS_CALLBACK_RECEIVE:
-            received(wsi, input: input, length: length)
+            guard let connection = session.connection else { return 0 }
+            received(connection, wsi: wsi, input: input, length: length)
             return 0
         case LWS_CALLBACK_SERVER_WRITEABLE:
-            return writable(wsi)
+            guard let connection = session.connection else { return 0 }
+            return writable(connection, wsi: wsi)
         case LWS_CALLBACK_CLOSED:
-            closed(wsi)
+            closed(session.detachConnection())
             return 0
         case LWS_CALLBACK_HTTP:
-            return handleHTTP(wsi, input: input, length: length)
+            return handleHTTP(wsi, session: session, input: input, length: length)
         case LWS_CALLBACK_HTTP_WRITEABLE:
-            return httpWritable(wsi)
+            return httpWritable(wsi, session: session)
         case LWS_CALLBACK_HTTP_FILE_COMPLETION:
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
-        case LWS_CALLBACK_CLOSED_HTTP:
-            httpResponses[wsi] = nil
+        case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
+            // The binding (and with it the user data) goes away: a response still being
+            // written is abandoned.
+            session.detachHTTPResponse()
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            // The last callback with this user data; normally both slots are empty by now.
+            session.detachHTTPResponse()
+            closed(session.detachConnection())
             return 0
         default:
             return lws_callback_http_dummy(wsi, reason, user, input, length)
@@ -73,28 +83,34 @@ extension WebSocketServer {
         return true
     }
 
-    private func opened(_ wsi: OpaquePointer) {
+    /// `ESTABLISHED`: a connection object, kept in the wsi's user data until `CLOSED`.
+    private func opened(_ wsi: OpaquePointer, session: PerSessionData) -> Int32 {
         let connection = WebSocketConnection(id: nextConnectionID,
                                              remoteAddress: ListenSupport.peerAddress(fd: Int32(lws_get_socket_fd(wsi))),
                                              server: self, wsi: wsi,
                                              maxMessageSize: configuration.maxMessageSize)
+        guard session.attach(connection) else {
+            WebSocketLog.log(.error, "no per-session user data for a new WebSocket; dropping it")
+            return -1
+        }
         nextConnectionID += 1
-        connections[wsi] = connection
+        connections[connection.id] = connection
         delegate?.webSocketServer(self, didOpen: connection)
         if isShuttingDown {
             connection.close(code: shutdownCloseCode, reason: "server shutting down")
         }
+        return 0
     }
 
-    private func received(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        guard let connection = connections[wsi] else { return }
+    /// `RECEIVE`: one chunk into the assembler; a whole message goes to the delegate.
+    private func received(_ connection: WebSocketConnection, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
         let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length > 0 ? length : 0)
         let event = connection.assembler.append(chunk,
                                                 binary: lws_frame_is_binary(wsi) != 0,
                                                 final: lws_is_final_fragment(wsi) != 0,
                                                 remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
         if connection.pendingClose != nil {
-            // A close waiting for the rest of an oversize message can go out now.
+            // A close waiting for the rest of an oversize message can go out now (see `writable`).
             if !connection.assembler.isDiscarding { connection.requestWrite() }
             return
         }
@@ -109,42 +125,45 @@ extension WebSocketServer {
         }
     }
 
-    /// One frame per writable callback; re-armed while the delegate has more pending;
-    /// the queued close once nothing is left.
-    private func writable(_ wsi: OpaquePointer) -> Int32 {
-        guard let connection = connections[wsi] else { return 0 }
+    /// `SERVER_WRITEABLE`: one frame per callback, as the delegate decides; the queued close
+    /// once the delegate has nothing more (or the bound on frames after a close is reached).
+    ///
+    /// The only place that re-arms a connection after a write: while the delegate reported
+    /// more pending, or a close is queued.
+    private func writable(_ connection: WebSocketConnection, wsi: OpaquePointer) -> Int32 {
         connection.writeArmed = false
-        if let frame = connection.nextFrame(delegate: delegate) {
+        let next = connection.mayTakeFrame ? delegate?.webSocketServer(self, nextFrameFor: connection) ?? .nothing : .nothing
+        if let frame = next.frame {
             let flags = cc_write_flags(1, frame.isBinary ? 1 : 0, 1)
             if cc_lws_write(wsi, frame.payload, frame.count, flags) < 0 {
                 WebSocketLog.log(.info, "write failed on connection \(connection.id)")
                 return -1
             }
-            if connection.hasDirectFrames || connection.pendingClose != nil
-                || delegate?.webSocketServer(self, hasFrameFor: connection) == true {
+            connection.didWriteFrame()
+            if next.morePending || connection.pendingClose != nil {
                 connection.requestWrite()
             }
             return 0
         }
-        if let close = connection.pendingClose {
-            // Closing while the peer is still sending an oversize message would reset the
-            // connection and lose the frames written before the close (the peer's kernel drops
-            // its receive buffer on a reset). Wait until the rest has been read and dropped;
-            // `received` re-arms then, and the close timeout bounds a peer that never stops.
-            if connection.assembler.isDiscarding { return 0 }
-            var reason = close.reason
-            reason.withUnsafeMutableBufferPointer { buffer in
-                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), buffer.baseAddress, buffer.count)
-            }
-            return -1
+        guard let close = connection.pendingClose else { return 0 }
+        // Closing while the peer is still sending an oversize message would reset the
+        // connection and lose the frames written before the close (the peer's kernel drops
+        // its receive buffer on a reset). Wait until the rest has been read and dropped;
+        // `received` re-arms then, and the close timeout bounds a peer that never stops.
+        if connection.assembler.isDiscarding { return 0 }
+        var reason = close.reason
+        reason.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), buffer.baseAddress, buffer.count)
         }
-        return 0
+        return -1
     }
 
-    private func closed(_ wsi: OpaquePointer) {
-        guard let connection = connections.removeValue(forKey: wsi) else { return }
+    /// `CLOSED` (or `WSI_DESTROY` without it): the connection taken back from the user data,
+    /// nil when that already happened.
+    private func closed(_ connection: WebSocketConnection?) {
+        guard let connection = connection else { return }
+        connections[connection.id] = nil
         connection.wsi = nil
-        connection.directQueue.removeAll()
         delegate?.webSocketServer(self, didClose: connection)
         if isShuttingDown && connections.isEmpty {
             loop.requestStop()

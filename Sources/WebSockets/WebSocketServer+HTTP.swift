@@ -1,12 +1,19 @@
 import CLibWebsockets
 
-/// A dynamic HTTP response whose body is being written in chunks.
-struct PendingHTTPResponse {
-    var body: [UInt8]
-    var offset: Int
+/// A dynamic HTTP response whose body is being written in chunks; kept in the wsi's
+/// per-session user data until the body is out.
+/// - Note: service thread only.
+final class PendingHTTPResponse {
+    let body: [UInt8]
+    var offset = 0
     /// Close the connection after the body instead of keeping it alive
     /// (used when a request body may still be unread).
-    var closeAfter: Bool
+    let closeAfter: Bool
+
+    init(body: [UInt8], closeAfter: Bool) {
+        self.body = body
+        self.closeAfter = closeAfter
+    }
 }
 
 extension WebSocketServer {
@@ -19,7 +26,7 @@ extension WebSocketServer {
     /// `LWS_CALLBACK_HTTP`: the delegate first, then static files, else 404.
     /// Methods other than GET and HEAD get 405.
     /// - Note: service thread only.
-    func handleHTTP(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+    func handleHTTP(_ wsi: OpaquePointer, session: PerSessionData, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
         let path: String
         if let input = input, length > 0 {
             path = String(decoding: UnsafeRawBufferPointer(start: input, count: length), as: UTF8.self)
@@ -36,21 +43,21 @@ extension WebSocketServer {
         let query = WebSocketServer.queryString(wsi)
         let request = HTTPRequest(method: method, path: path, query: query)
         guard method == "GET" || method == "HEAD" else {
-            return respond(wsi, .text("method not allowed\n", status: 405), headOnly: false, closeAfter: true)
+            return respond(wsi, session, .text("method not allowed\n", status: 405), headOnly: false, closeAfter: true)
         }
         let headOnly = method == "HEAD"
         if let response = delegate?.webSocketServer(self, respondTo: request) {
-            return respond(wsi, response, headOnly: headOnly, closeAfter: false)
+            return respond(wsi, session, response, headOnly: headOnly, closeAfter: false)
         }
         guard let files = files else {
-            return respond(wsi, .text("not found\n", status: 404), headOnly: headOnly, closeAfter: false)
+            return respond(wsi, session, .text("not found\n", status: 404), headOnly: headOnly, closeAfter: false)
         }
         switch files.resolve(path) {
         case .forbidden:
             WebSocketLog.log(.info, "refused static path \(path)")
-            return respond(wsi, .text("forbidden\n", status: 403), headOnly: headOnly, closeAfter: false)
+            return respond(wsi, session, .text("forbidden\n", status: 403), headOnly: headOnly, closeAfter: false)
         case .notFound:
-            return respond(wsi, .text("not found\n", status: 404), headOnly: headOnly, closeAfter: false)
+            return respond(wsi, session, .text("not found\n", status: 404), headOnly: headOnly, closeAfter: false)
         case .file(let filePath, let contentType):
             let result = lws_serve_http_file(wsi, filePath, contentType, nil, 0)
             if result < 0 { return -1 }
@@ -74,7 +81,8 @@ extension WebSocketServer {
     }
 
     /// Writes the headers now and arms `HTTP_WRITEABLE` for the body.
-    private func respond(_ wsi: OpaquePointer, _ response: HTTPResponse, headOnly: Bool, closeAfter: Bool) -> Int32 {
+    private func respond(_ wsi: OpaquePointer, _ session: PerSessionData, _ response: HTTPResponse,
+                         headOnly: Bool, closeAfter: Bool) -> Int32 {
         let start = (httpScratch + lwsPre).assumingMemoryBound(to: UInt8.self)
         let end = start + WebSocketServer.httpChunkSize - 1
         var cursor: UnsafeMutablePointer<UInt8>? = start
@@ -92,14 +100,14 @@ extension WebSocketServer {
         if headOnly || response.body.isEmpty {
             return finishTransaction(wsi, closeAfter: closeAfter)
         }
-        httpResponses[wsi] = PendingHTTPResponse(body: response.body, offset: 0, closeAfter: closeAfter)
+        guard session.attach(PendingHTTPResponse(body: response.body, closeAfter: closeAfter)) else { return -1 }
         lws_callback_on_writable(wsi)
         return 0
     }
 
     /// `LWS_CALLBACK_HTTP_WRITEABLE`: one body chunk per callback.
-    func httpWritable(_ wsi: OpaquePointer) -> Int32 {
-        guard var pending = httpResponses[wsi] else { return 0 }
+    func httpWritable(_ wsi: OpaquePointer, session: PerSessionData) -> Int32 {
+        guard !loop.isTearingDown, let pending = session.httpResponse else { return 0 }
         let remaining = pending.body.count - pending.offset
         let count = min(remaining, WebSocketServer.httpChunkSize)
         let final = count == remaining
@@ -109,15 +117,14 @@ extension WebSocketServer {
         }
         let flags = Int32(final ? LWS_WRITE_HTTP_FINAL.rawValue : LWS_WRITE_HTTP.rawValue)
         if cc_lws_write(wsi, payload, count, flags) < 0 {
-            httpResponses[wsi] = nil
+            session.detachHTTPResponse()
             return -1
         }
         pending.offset += count
         if final {
-            httpResponses[wsi] = nil
+            session.detachHTTPResponse()
             return finishTransaction(wsi, closeAfter: pending.closeAfter)
         }
-        httpResponses[wsi] = pending
         lws_callback_on_writable(wsi)
         return 0
     }

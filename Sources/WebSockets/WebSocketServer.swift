@@ -5,9 +5,11 @@ import Foundation
 ///
 /// `start()` creates the libwebsockets context (binding the port) and starts
 /// the service thread; every delegate call, every connection method and every
-/// timer runs on that thread. Other threads reach it with `perform(_:)`.
+/// timer runs on that thread. Other threads reach it with `perform(_:)` or
+/// `performAndWait(timeout:_:)`.
 /// `shutdown(closeCode:grace:)` closes every WebSocket, waits a bounded time
-/// for peers, and destroys the context.
+/// for peers, and destroys the context. Members marked "service thread only"
+/// check that in debug builds.
 ///
 /// The delegate is held strongly from `init` until `shutdown` returns, so a
 /// running server keeps its delegate alive; the reference is dropped after
@@ -23,10 +25,9 @@ public final class WebSocketServer {
     private var boundPort = 0
     private var started = false
 
-    /// Open WebSocket connections by lws handle. - Note: service thread only.
-    var connections: [OpaquePointer: WebSocketConnection] = [:]
-    /// HTTP responses being written, by lws handle. - Note: service thread only.
-    var httpResponses: [OpaquePointer: PendingHTTPResponse] = [:]
+    /// Open WebSocket connections by id, for enumeration and shutdown; callbacks find their
+    /// connection through the wsi's per-session user data instead. - Note: service thread only.
+    var connections: [Int: WebSocketConnection] = [:]
     /// Scratch space for HTTP headers and body chunks. - Note: service thread only.
     let httpScratch: UnsafeMutableRawPointer
     static let httpChunkSize = 16 * 1024
@@ -85,8 +86,8 @@ public final class WebSocketServer {
         if configuration.permessageDeflate {
             info.extensions = UnsafePointer(allocations.permessageDeflateExtensions())
         }
-        info.vhost_name = UnsafePointer(allocations.string("chartcast"))
-        info.server_string = UnsafePointer(allocations.string("ChartCast"))
+        info.vhost_name = UnsafePointer(allocations.string(configuration.vhostName))
+        info.server_string = allocations.string(configuration.serverName)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = UInt32(fileLimit)
         info.max_http_header_pool = 1024
@@ -103,7 +104,7 @@ public final class WebSocketServer {
             throw WebSocketError.listenFailed("cannot listen on \(where_): libwebsockets could not create the listener")
         }
         var port = configuration.port
-        if let vhost = lws_get_vhost_by_name(context, "chartcast") {
+        if let vhost = lws_get_vhost_by_name(context, configuration.vhostName) {
             let listening = Int(lws_get_vhost_listen_port(vhost))
             if listening > 0 { port = listening }
         }
@@ -117,7 +118,7 @@ public final class WebSocketServer {
         loop.attach(context: context)
         // The loop holds the server strongly until the context is destroyed, so
         // the context's user pointer never dangles.
-        loop.teardown = { self.willDestroyContext() }
+        loop.afterPass = { self.delegate?.webSocketServerDidFinishServicePass(self) }
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: configuration.threadName)
         WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))")
@@ -138,10 +139,20 @@ public final class WebSocketServer {
         loop.perform(work)
     }
 
+    /// Runs `work` on the service thread and waits at most `timeout` seconds for its result.
+    /// Returns nil at once when the server is not running (before `start()`, after
+    /// `shutdown`), or when the work did not complete in time. On the service thread itself
+    /// it runs `work` inline.
+    /// - Note: any thread.
+    public func performAndWait<T>(timeout: Double, _ work: @escaping () -> T) -> T? {
+        return loop.performAndWait(timeout: timeout, work)
+    }
+
     /// A repeating timer on the service thread.
     /// - Note: service thread only.
     @discardableResult
     public func schedule(every seconds: Double, _ tick: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(every: seconds, tick)
     }
 
@@ -149,18 +160,21 @@ public final class WebSocketServer {
     /// - Note: service thread only.
     @discardableResult
     public func schedule(after seconds: Double, _ fire: @escaping () -> Void) -> WebSocketTimer {
+        loop.assertServiceThread()
         return loop.scheduleTimer(after: seconds, fire)
     }
 
     /// Open WebSocket connections.
     /// - Note: service thread only.
     public var connectionCount: Int {
+        loop.assertServiceThread()
         return connections.count
     }
 
     /// All open WebSocket connections, in no particular order.
     /// - Note: service thread only.
     public var openConnections: [WebSocketConnection] {
+        loop.assertServiceThread()
         return Array(connections.values)
     }
 
@@ -218,12 +232,8 @@ public final class WebSocketServer {
         }
     }
 
-    /// Service thread, before `lws_context_destroy`: nothing may arm writes any more.
-    private func willDestroyContext() {
-        httpResponses.removeAll()
-    }
-
-    /// Service thread, after `lws_context_destroy`: forget connections and C memory.
+    /// Service thread, after `lws_context_destroy`: forget connections (any libwebsockets did
+    /// not report closed) and C memory.
     private func didDestroyContext() {
         for connection in connections.values {
             connection.wsi = nil

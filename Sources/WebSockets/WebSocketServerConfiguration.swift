@@ -1,4 +1,7 @@
 /// Everything a `WebSocketServer` needs to know before `start()`.
+///
+/// The application names itself here: its subprotocol, vhost and `Server:` header. The
+/// WebSocket layer has no name of its own.
 public struct WebSocketServerConfiguration {
     /// The address to listen on: an IPv4 or IPv6 literal, `localhost`, or
     /// `0.0.0.0` / `::` for every interface.
@@ -9,53 +12,27 @@ public struct WebSocketServerConfiguration {
     public var webRoot: String? = nil
     /// The only path on which WebSocket upgrades are accepted.
     public var webSocketPath: String = "/ws"
-    /// The WebSocket subprotocol the server speaks. Clients may also omit it.
-    public var subprotocol: String = "chartcast.v1"
+    /// The WebSocket subprotocol the server speaks (also the name of its lws protocol).
+    /// A client offering another one is refused; a client offering none is accepted.
+    public var subprotocol: String
+    /// The libwebsockets vhost name (it appears in libwebsockets' log lines).
+    public var vhostName: String = "default"
+    /// The `Server:` header of HTTP responses; nil sends none.
+    public var serverName: String? = nil
     /// The largest inbound message (after reassembly) delivered to the delegate, in bytes.
     public var maxMessageSize: Int = 65_536
     /// Negotiate permessage-deflate (RFC 7692) with clients that offer it.
     public var permessageDeflate: Bool = false
     /// Seconds a connection that was asked to close may take to get its close frame out.
     public var closeTimeout: Int = 5
+    /// Frames still written after a close was queued before the close goes out regardless, so
+    /// a delegate that always has more cannot hold a close back.
+    public var maxFramesAfterClose: Int = 64
     /// Name of the service thread (visible in debuggers and `top -H`).
     public var threadName: String = "ws-server"
 
-    public init() {}
-}
-
-/// Receives the events of a `WebSocketServer` and supplies its outbound frames.
-///
-/// - Note: every method is called on the server's service thread only.
-public protocol WebSocketServerDelegate: AnyObject {
-    /// A WebSocket handshake completed on `webSocketPath`.
-    func webSocketServer(_ server: WebSocketServer, didOpen connection: WebSocketConnection)
-    /// A complete (reassembled) message arrived.
-    func webSocketServer(_ server: WebSocketServer, connection: WebSocketConnection, didReceive message: InboundMessage)
-    /// A message went over `maxMessageSize`; its remainder is discarded. Called once per such message.
-    func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection)
-    /// The connection is gone (closed by either side or dropped). It accepts no more calls.
-    func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection)
-    /// The connection can take one frame: return it, or nil when nothing is pending.
-    /// Called after `requestWrite()`, and after each write while `hasFrameFor` answers true.
-    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame?
-    /// Whether `nextFrameFor` would return a frame now, without taking it. Asked after each
-    /// write so the connection is re-armed only while more is pending (no empty writable
-    /// callbacks). The default answers true, which costs one empty callback per burst.
-    func webSocketServer(_ server: WebSocketServer, hasFrameFor connection: WebSocketConnection) -> Bool
-    /// Answers an HTTP request, or returns nil to fall back to static files (then 404).
-    func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse?
-}
-
-extension WebSocketServerDelegate {
-    public func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection) {
-        connection.close(code: 1009, reason: "message too large")
-    }
-
-    public func webSocketServer(_ server: WebSocketServer, hasFrameFor connection: WebSocketConnection) -> Bool {
-        return true
-    }
-
-    public func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
-        return nil
+    /// A configuration for a server speaking `subprotocol`; everything else has a default.
+    public init(subprotocol: String) {
+        self.subprotocol = subprotocol
     }
 }

@@ -16,8 +16,14 @@ public final class WebSocketTimer {
     private let interval: Double?
     private let action: () -> Void
     private var dueMicroseconds: Int64 = 0
+    private var active = false
+
     /// True while the timer is scheduled.
-    public private(set) var isActive = false
+    /// - Note: service thread only.
+    public var isActive: Bool {
+        loop?.assertServiceThread()
+        return active
+    }
 
     init(loop: ServiceLoop, interval: Double?, action: @escaping () -> Void) {
         self.loop = loop
@@ -34,8 +40,9 @@ public final class WebSocketTimer {
     /// Stops the timer; it will not fire again. Safe to call repeatedly.
     /// - Note: service thread only.
     public func cancel() {
-        guard isActive else { return }
-        isActive = false
+        loop?.assertServiceThread()
+        guard active else { return }
+        active = false
         cc_timer_cancel(element)
         loop?.timers[ObjectIdentifier(self)] = nil
     }
@@ -43,7 +50,7 @@ public final class WebSocketTimer {
     /// Schedules the first firing `delay` seconds from now. Does nothing if the loop is tearing down.
     func arm(after delay: Double) {
         guard let loop = loop, !loop.isTearingDown, loop.context != nil else { return }
-        isActive = true
+        active = true
         loop.timers[ObjectIdentifier(self)] = self
         dueMicroseconds = WebSocketTimer.now() + WebSocketTimer.microseconds(delay)
         schedule()
@@ -51,7 +58,7 @@ public final class WebSocketTimer {
 
     private func schedule() {
         guard let context = loop?.context else {
-            isActive = false
+            active = false
             return
         }
         let delay = max(0, dueMicroseconds - WebSocketTimer.now())
@@ -60,7 +67,7 @@ public final class WebSocketTimer {
 
     /// Called from the sul callback.
     fileprivate func fire() {
-        guard isActive, let loop = loop else { return }
+        guard active, let loop = loop else { return }
         if let interval = interval {
             dueMicroseconds += WebSocketTimer.microseconds(interval)
             let now = WebSocketTimer.now()
@@ -70,7 +77,7 @@ public final class WebSocketTimer {
             }
             schedule()
         } else {
-            isActive = false
+            active = false
             loop.timers[ObjectIdentifier(self)] = nil
         }
         action()

@@ -1,12 +1,13 @@
 import ChartCastProtocol
+import Foundation
 import WebSockets
 import XCTest
 @testable import ChartCastServer
 
 /// The fan-out decisions of `ServerCore`, driven without sockets: what a viewer that has not been
-/// writable for a while is sent when it finally is.
+/// writable for a while is sent when it finally is, and what arrivals and departures cost.
 final class FanoutTests: XCTestCase {
-    private final class FakeConnection: ViewerConnection {
+    final class FakeConnection: ViewerConnection {
         let id: Int
         let remoteAddress = "test"
         var userData: AnyObject?
@@ -34,16 +35,25 @@ final class FanoutTests: XCTestCase {
         return connection
     }
 
-    /// Takes frames until the core has nothing more for `connection`, as a writable socket would.
+    /// Takes frames until the core has nothing more for `connection`, as a writable socket would:
+    /// the server writes one frame per writable callback and asks again only while the previous
+    /// answer said `morePending`. Here every pull is made, and each `morePending` must predict
+    /// exactly what the next pull returns, since the socket is re-armed on its word alone.
     private func drain(_ connection: FakeConnection, limit: Int = 10_000) throws -> [JSONValue] {
         var messages: [JSONValue] = []
+        var promised: Bool?
         while true {
-            // `hasFrame` must predict `nextFrame` exactly: the socket is re-armed on its word.
-            let predicted = core.hasFrame(for: connection)
-            let taken = core.nextFrame(for: connection)
-            XCTAssertEqual(predicted, taken != nil, "hasFrame disagrees with nextFrame after \(messages.count) frames")
-            guard let frame = taken else { break }
+            let next = core.nextFrame(for: connection)
+            if let promised {
+                XCTAssertEqual(promised, next.frame != nil,
+                               "morePending was \(promised) but the next pull \(next.frame == nil ? "was empty" : "had a frame") after \(messages.count) frames")
+            }
+            guard let frame = next.frame else {
+                XCTAssertFalse(next.morePending, "nothing now, yet more pending")
+                break
+            }
             messages.append(try JSONReader.parse(frame.bytes))
+            promised = next.morePending
             XCTAssertLessThan(messages.count, limit, "fan-out never ran dry")
             if messages.count >= limit { break }
         }
@@ -97,8 +107,7 @@ final class FanoutTests: XCTestCase {
     func testPersonalFramesForAViewerThatNeverReadsStayBounded() throws {
         let flooder = try openViewer()
         for _ in 0..<2_000 { send(flooder, "{") }
-        let stats = core.sessions.values.first { $0.connection === flooder }
-        let queued = try XCTUnwrap(stats).pendingPersonalBytes
+        let queued = try XCTUnwrap(core.session(for: flooder)).pendingPersonalBytes
         XCTAssertLessThanOrEqual(queued, Session.maxPersonalFrames * 200)
         XCTAssertGreaterThan(core.metrics.personalFramesDropped, 0)
         XCTAssertEqual(try drain(flooder).count, Session.maxPersonalFrames)
@@ -113,16 +122,13 @@ final class FanoutTests: XCTestCase {
         XCTAssertEqual(viewer.closedWith, 1009)
     }
 
-    func testDisconnectMidDragClearsTheRangeForTheOthers() throws {
-        let owner = try openViewer(), other = try openViewer()
-        send(owner, #"{"type":"viewport","chart":"intake","plot":{"x":0,"y":0,"width":600,"height":300}}"#)
-        send(owner, #"{"type":"pointer","chart":"intake","phase":"down","x":100,"y":10}"#)
-        send(owner, #"{"type":"pointer","chart":"intake","phase":"move","x":300,"y":10}"#)
-        XCTAssertNotEqual(try drain(other).last?["range"], .null)
-        core.close(owner)
-        let after = try drain(other).filter { $0["type"]?.string == "selection" }
-        XCTAssertEqual(after.last?["range"], .null)
-        XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
+    func testMorePendingIsTrueExactlyWhileSomethingIsLeft() throws {
+        let viewer = try openViewer()
+        XCTAssertNil(core.nextFrame(for: viewer).frame, "an up-to-date viewer gets nothing")
+        core.tick()   // one append on each of the four live charts
+        let pulls = (0..<5).map { _ in core.nextFrame(for: viewer) }
+        XCTAssertEqual(pulls.map { $0.frame != nil }, [true, true, true, true, false])
+        XCTAssertEqual(pulls.map(\.morePending), [true, true, true, false, false], "the last append says nothing follows")
     }
 
     func testViewerListsAreBatchedAndSparserForALargeCrowd() throws {
@@ -142,5 +148,154 @@ final class FanoutTests: XCTestCase {
         let list = try JSONReader.parse(core.currentViewersFrame().bytes)
         XCTAssertEqual(list["viewers"]?.array?.count, ServerCore.maxListedViewers)
         XCTAssertEqual(list["total"]?.number, 1_001)
+    }
+
+    // MARK: Departures
+
+    /// Opens a viewer with a viewport on `chart`, hovering its first category, and drains it.
+    private func openHoveringViewer(on chart: String) throws -> FakeConnection {
+        let viewer = try openViewer()
+        send(viewer, #"{"type":"viewport","chart":"\#(chart)","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
+        send(viewer, #"{"type":"pointer","chart":"\#(chart)","phase":"move","x":50,"y":10}"#)
+        _ = try drain(viewer)
+        return viewer
+    }
+
+    func testDisconnectMidDragClearsTheRangeForTheOthers() throws {
+        let owner = try openViewer(), other = try openViewer()
+        send(owner, #"{"type":"viewport","chart":"intake","plot":{"x":0,"y":0,"width":600,"height":300}}"#)
+        send(owner, #"{"type":"pointer","chart":"intake","phase":"down","x":100,"y":10}"#)
+        send(owner, #"{"type":"pointer","chart":"intake","phase":"move","x":300,"y":10}"#)
+        XCTAssertNotEqual(try drain(other).last?["range"], .null)
+        core.close(owner)
+        XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
+        core.finishServicePass()
+        let after = try drain(other).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(after.count, 1)
+        XCTAssertEqual(after.last?["range"], .null)
+    }
+
+    func testADepartureTouchesOnlyItsOwnState() throws {
+        let viewers = try (0..<100).map { _ in try openViewer() }
+        let sessions = viewers.map { core.session(for: $0)! }
+        let slotsBefore = sessions.map(\.rosterSlot)
+        let wakesBefore = viewers.map(\.writeRequests)
+        let slotCount = core.roster.slotCount
+        core.close(viewers[50])
+        XCTAssertNil(core.session(for: viewers[50]))
+        XCTAssertEqual(core.viewerCount, 99)
+        XCTAssertEqual(core.roster.slotCount, slotCount, "a tombstone, nobody moved up")
+        for index in viewers.indices where index != 50 {
+            XCTAssertEqual(sessions[index].rosterSlot, slotsBefore[index], "viewer \(index) was renumbered")
+            XCTAssertEqual(viewers[index].writeRequests, wakesBefore[index], "viewer \(index) was woken")
+        }
+        core.finishServicePass()
+        XCTAssertEqual(viewers.map(\.writeRequests), wakesBefore, "no selection changed: nobody to wake")
+        core.publishViewersIfNeeded(now: ServerCore.now() + 1_000_000_000)
+        let list = try JSONReader.parse(core.currentViewersFrame().bytes)
+        XCTAssertEqual(list["total"]?.number, 99, "the leave reaches the others with the batched list")
+        XCTAssertFalse(list["viewers"]?.array?.contains { $0["id"]?.string == sessions[50].info.id } ?? true)
+    }
+
+    func testDeparturesInOnePassWakeTheOthersOnceWithOneSelection() throws {
+        let stayers = try (0..<20).map { _ in try openViewer() }
+        let hovering = try (0..<8).map { _ in try openHoveringViewer(on: "sales") }
+        let quiet = try (0..<192).map { _ in try openViewer() }
+        for viewer in stayers { _ = try drain(viewer) }
+        let hovers = try XCTUnwrap(core.channelsByID["sales"]).engine.selection
+        XCTAssertFalse("\(hovers)".isEmpty)
+        let wakesBefore = stayers.map(\.writeRequests)
+        let seqBefore = try XCTUnwrap(core.channelsByID["sales"]).seq
+        for viewer in hovering + quiet { core.close(viewer) }
+        XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore, "200 departures woke nobody by themselves")
+        XCTAssertEqual(core.channelsByID["sales"]?.seq, seqBefore, "nothing encoded per departure")
+        core.finishServicePass()
+        XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore.map { $0 + 1 }, "one wake for the whole pass")
+        XCTAssertEqual(core.channelsByID["sales"]?.seq, seqBefore + 1, "one new selection for the chart")
+        let seen = try drain(stayers[0]).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(seen.count, 1)
+        XCTAssertEqual(seen.first?["chart"]?.string, "sales")
+        XCTAssertEqual(seen.first?["hovers"]?.array?.count, 0, "every departed hover is gone")
+        core.finishServicePass()
+        XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore.map { $0 + 1 }, "a quiet pass wakes nobody")
+    }
+
+    func testADepartureAfterWhichTheSelectionChangedAgainIsNotPublishedTwice() throws {
+        let leaver = try openHoveringViewer(on: "sales")
+        let driver = try openViewer(), watcher = try openViewer()
+        core.close(leaver)
+        send(driver, #"{"type":"viewport","chart":"sales","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
+        send(driver, #"{"type":"pointer","chart":"sales","phase":"move","x":350,"y":10}"#)
+        let seq = core.channelsByID["sales"]?.seq
+        core.finishServicePass()
+        XCTAssertEqual(core.channelsByID["sales"]?.seq, seq, "the driver's selection already shows the departure")
+        let seen = try drain(watcher).filter { $0["type"]?.string == "selection" }
+        XCTAssertEqual(seen.count, 1)
+        XCTAssertEqual(seen.first?["hovers"]?.array?.compactMap { $0["by"]?.string }, [core.session(for: driver)!.info.id])
+    }
+
+    func testRosterRemovalMovesNobodyAndCompactionsAreRare() {
+        final class Member: RosterMember {
+            var rosterSlot = -1
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        var roster = Roster<Member>()
+        var remaining = (0..<1_000).map(Member.init)
+        remaining.forEach { roster.append($0) }
+        // Every third member first, then the rest from the front: gaps everywhere.
+        let order = remaining.enumerated().sorted { ($0.offset % 3 != 0 ? 1 : 0, $0.offset) < ($1.offset % 3 != 0 ? 1 : 0, $1.offset) }
+            .map(\.element)
+        for member in order {
+            let compactions = roster.compactions
+            remaining.removeAll { $0 === member }
+            let slotsBefore = remaining.map(\.rosterSlot)
+            roster.remove(member)
+            XCTAssertEqual(member.rosterSlot, -1)
+            if roster.compactions == compactions {
+                XCTAssertEqual(remaining.map(\.rosterSlot), slotsBefore, "a removal moved other members")
+            } else {
+                XCTAssertEqual(remaining.map(\.rosterSlot), Array(remaining.indices), "a compaction closes every gap")
+            }
+            XCTAssertEqual(roster.count, remaining.count)
+            XCTAssertLessThanOrEqual(roster.slotCount, roster.count + max(roster.count, Roster<Member>.compactionThreshold - 1),
+                                     "a walk visits at most twice the members")
+        }
+        XCTAssertEqual(Array(roster).count, 0)
+        XCTAssertGreaterThan(roster.compactions, 0)
+        XCTAssertLessThanOrEqual(roster.compactions, 6, "each compaction needs the roster to have halved: log2(1000 / 32) + 1")
+        // Join order survives removals and compactions.
+        var ordered = Roster<Member>()
+        let members = (0..<200).map(Member.init)
+        members.forEach { ordered.append($0) }
+        members.filter { $0.number % 4 != 1 }.forEach { ordered.remove($0) }
+        XCTAssertEqual(ordered.map(\.number), members.filter { $0.number % 4 == 1 }.map(\.number))
+        XCTAssertEqual(ordered.prefix(3).map(\.number), [1, 5, 9])
+    }
+
+    func testEntryPointsCheckTheirThreadInDebugBuilds() throws {
+        #if DEBUG
+        var violations: [String] = []
+        let lock = NSLock()
+        core.onThreadViolation = { message in lock.lock(); violations.append(message); lock.unlock() }
+        core.tick()
+        XCTAssertEqual(violations, [], "the creating thread owns a core no server has attached")
+        final class Answer: @unchecked Sendable { var owned = true }   // written before `done`, read after
+        let done = DispatchSemaphore(value: 0), answer = Answer()
+        let core = self.core!
+        Thread {
+            answer.owned = core.isOwningThread()
+            core.publishViewersIfNeeded()
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        XCTAssertFalse(answer.owned)
+        lock.lock()
+        XCTAssertEqual(violations.count, 1)
+        XCTAssertTrue(violations.first?.contains("publishViewersIfNeeded") ?? false, "\(violations)")
+        lock.unlock()
+        #else
+        throw XCTSkip("the thread check is a debug-build assertion")
+        #endif
     }
 }

@@ -1,6 +1,6 @@
 import ChartCastProtocol
 import ChartEngine
-import HTTPTestSupport
+import TestSupport
 import Foundation
 import XCTest
 

@@ -28,8 +28,9 @@ final class ProtocolIntegrationTests: XCTestCase {
         XCTAssertEqual(intake.first?.x, .number(1_651_363_200_000))
         XCTAssertEqual(intake.last?.x, .number(1_651_363_200_000 + 28 * 86_400_000))
         XCTAssertTrue(intake.allSatisfy { (1800...2200).contains($0.y) })
-        let may1: Double = 1_651_363_200_000, halfDay: Double = 43_200_000, day: Double = 86_400_000
-        XCTAssertEqual(viewer.snapshots["intake"]?.x, XAxis(kind: .time, domain: .numeric(may1 - halfDay, may1 + 28 * day + halfDay)))
+        // Bars every two days: the domain extends half the mean spacing (a day) past either end.
+        let may1: Double = 1_651_363_200_000, day: Double = 86_400_000
+        XCTAssertEqual(viewer.snapshots["intake"]?.x, XAxis(kind: .time, domain: .numeric(may1 - day, may1 + 28 * day + day)))
         XCTAssertEqual(points("temperature").count, 30)
         XCTAssertEqual(viewer.snapshots["sales"]?.selection, .empty)
     }

@@ -21,6 +21,21 @@ final class ShutdownIntegrationTests: XCTestCase {
         XCTAssertEqual(active.client.closeCode, 1001)
     }
 
+    func testStatisticsAnswerWhileRunningAndNilAtOnceBeforeStartAndAfterShutdown() throws {
+        let idle = ChartCastServer(options: ServerOptions(host: "127.0.0.1", port: 0, webRoot: nil, logLevel: .warn))
+        var asked = Date()
+        XCTAssertNil(idle.statistics(), "not started")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 0.5)
+        let server = try TestServer()
+        let viewer = try server.viewer()
+        XCTAssertEqual(server.server.statistics()?.viewers, 1)
+        server.server.shutdown()
+        XCTAssertEqual(try viewer.client.waitUntilClosed(), 1001)
+        asked = Date()
+        XCTAssertNil(server.server.statistics(), "shut down")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 0.5, "statistics() must not wait on a stopped loop")
+    }
+
     /// The real executable: SIGTERM → exit status 0 within a second; a taken port → non-zero and a clear message.
     func testExecutableExitsZeroOnSIGTERMAndExplainsATakenPort() throws {
         // The test runner lives in the build directory beside the executables.

@@ -2,6 +2,7 @@ import ChartCastProtocol
 import ChartEngine
 import ChartCastServer
 import Foundation
+import TestSupport
 import WebSockets
 import XCTest
 
@@ -34,7 +35,7 @@ final class TestViewer {
     var id: String { welcome?.viewer.id ?? "" }
 
     init(port: Int, readInitialState: Bool = true) throws {
-        client = try BlockingWebSocketClient.connect(port: port)
+        client = try BlockingWebSocketClient.connect(port: port, subprotocol: ChartCastServer.subprotocol)
         guard readInitialState else { return }
         welcome = try next { if case .welcome(let w) = $0 { return w }; return nil }
         while snapshots.count < (welcome?.charts.count ?? 0) {

@@ -66,7 +66,8 @@ final class LoadRunIntegrationTests: XCTestCase {
         var sampled = 0
         runner.onProgress = { [server] progress in
             guard progress.phase == .driving, let id = progress.stalledViewerIDs.first, let server else { return }
-            maxPending = max(maxPending, server.statistics().pendingBytes(forViewer: id))
+            guard let statistics = server.statistics() else { return XCTFail("the server did not answer") }
+            maxPending = max(maxPending, statistics.pendingBytes(forViewer: id))
             sampled += 1
         }
         let report = try runner.run()

@@ -1,23 +1,11 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import LoadTesting
 
 /// Mirror mode against Debian's `libwebsockets-test-server` (skipped where it is not installed).
 final class MirrorModeTests: XCTestCase {
     static let testServer = "/usr/bin/libwebsockets-test-server"
-
-    /// A TCP port nobody is listening on right now.
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
 
     func testMirrorRunTimesEveryMessageAndConverges() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.testServer), "libwebsockets-test-server not installed")

@@ -1,5 +1,5 @@
-import HTTPTestSupport
 import Foundation
+import TestSupport
 import XCTest
 @testable import WebSockets
 
@@ -10,7 +10,7 @@ final class WebSocketHTTPTests: XCTestCase {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("ws-http-\(UUID().uuidString)")
         let www = root.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: www.appendingPathComponent("js"), withIntermediateDirectories: true)
-        try "<!doctype html><title>ChartCast</title>".write(to: www.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        try "<!doctype html><title>Test page</title>".write(to: www.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
         try "export const x = 1;".write(to: www.appendingPathComponent("js/app.mjs"), atomically: true, encoding: .utf8)
         try "body{margin:0}".write(to: www.appendingPathComponent("style.css"), atomically: true, encoding: .utf8)
         try "TOP-SECRET".write(to: root.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
@@ -59,7 +59,7 @@ final class WebSocketHTTPTests: XCTestCase {
         defer { server.shutdown() }
         let index = try rawHTTP(port: port, path: "/")
         XCTAssertEqual(index.status, 200)
-        XCTAssertEqual(index.bodyText, "<!doctype html><title>ChartCast</title>")
+        XCTAssertEqual(index.bodyText, "<!doctype html><title>Test page</title>")
         XCTAssertEqual(index.headers["content-type"], "text/html; charset=utf-8")
 
         let module = try rawHTTP(port: port, path: "/js/app.mjs")
@@ -131,6 +131,15 @@ final class WebSocketHTTPTests: XCTestCase {
         XCTAssertEqual(head.status, 200)
         XCTAssertEqual(head.headers["content-length"], "2")
         XCTAssertTrue(head.body.isEmpty)
+    }
+
+    func testTheServerHeaderIsTheConfiguredName() throws {
+        let (named, _, port) = try startServer { $0.serverName = "test-server/1"; $0.vhostName = "tests" }
+        defer { named.shutdown() }
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz").headers["server"], "test-server/1")
+        let (plain, _, plainPort) = try startServer()
+        defer { plain.shutdown() }
+        XCTAssertNil(try rawHTTP(port: plainPort, path: "/healthz").headers["server"], "no name, no header")
     }
 
     func testNoWebRootMeans404AndOtherMethodsGet405() throws {

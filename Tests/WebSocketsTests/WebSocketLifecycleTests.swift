@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import WebSockets
 
@@ -6,7 +7,7 @@ final class WebSocketLifecycleTests: XCTestCase {
     func testPortInUseThrowsAClearMessage() throws {
         let (first, _, port) = try startServer()
         defer { first.shutdown() }
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
         configuration.port = port
         let second = WebSocketServer(configuration: configuration, delegate: RecordingServerDelegate())
         XCTAssertThrowsError(try second.start()) { error in
@@ -17,7 +18,7 @@ final class WebSocketLifecycleTests: XCTestCase {
     }
 
     func testBadHostThrows() throws {
-        var configuration = WebSocketServerConfiguration()
+        var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
         configuration.host = "no such host"
         configuration.port = 0
         let server = WebSocketServer(configuration: configuration, delegate: RecordingServerDelegate())
@@ -121,9 +122,7 @@ final class WebSocketLifecycleTests: XCTestCase {
     }
 
     func testClientReportsConnectionFailure() throws {
-        // Find a port nobody listens on: bind a server, stop it.
-        let (server, _, port) = try startServer()
-        server.shutdown()
+        let port = try freePort()
         XCTAssertThrowsError(try BlockingWebSocketClient.connect(port: port, timeout: 3)) { error in
             guard case .connectFailed = error as? WebSocketError else {
                 return XCTFail("expected connectFailed, got \(error)")

@@ -1,5 +1,5 @@
-import HTTPTestSupport
 import Foundation
+import TestSupport
 import XCTest
 @testable import WebSockets
 
@@ -27,23 +27,13 @@ private final class CountingClientDelegate: WebSocketClientDelegate {
 }
 
 final class WebSocketRobustnessTests: XCTestCase {
-    /// Opens a raw TCP connection and sends `bytes`, then closes it abruptly.
-    private func rawSend(port: Int, _ bytes: [UInt8], readBack: Bool = false) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return }
+    /// Opens a raw TCP connection and sends `bytes` (reading for up to 0.2 s if asked), then
+    /// closes it abruptly.
+    private func rawSend(port: Int, _ bytes: [UInt8], readBack: Bool = false) throws {
+        let fd = try loopbackSocket(port: port, timeout: 0.2)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard ok == 0 else { return }
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if readBack {
-            var tv = timeval(tv_sec: 0, tv_usec: 200_000)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             var buffer = [UInt8](repeating: 0, count: 4096)
             _ = recv(fd, &buffer, buffer.count, 0)
         }
@@ -52,19 +42,19 @@ final class WebSocketRobustnessTests: XCTestCase {
     func testGarbageAndVanishingPeersLeaveTheServerHealthy() throws {
         let (server, delegate, port) = try startServer()
         defer { server.shutdown() }
-        rawSend(port: port, Array("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n".utf8))   // half a handshake
-        rawSend(port: port, (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131) }, readBack: true)  // binary noise
-        rawSend(port: port, Array("GET / HTTP/1.1\r\n".utf8) + [UInt8](repeating: 65, count: 20_000))  // endless header
+        try rawSend(port: port, Array("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n".utf8))   // half a handshake
+        try rawSend(port: port, (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131) }, readBack: true)  // binary noise
+        try rawSend(port: port, Array("GET / HTTP/1.1\r\n".utf8) + [UInt8](repeating: 65, count: 20_000))  // endless header
         // A real WebSocket handshake followed by a broken frame header.
         let handshake = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        rawSend(port: port, Array(handshake.utf8) + [0x81, 0xFF, 0xFF, 0xFF], readBack: true)
+        try rawSend(port: port, Array(handshake.utf8) + [0x81, 0xFF, 0xFF, 0xFF], readBack: true)
 
         // Clients that disappear mid-stream without a close frame.
         for _ in 0..<5 {
             let context = try WebSocketClientContext()
             let counter = CountingClientDelegate()
-            let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: "chartcast.v1", delegate: counter)
+            let connection = context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: testSubprotocol, delegate: counter)
             XCTAssertTrue(eventually { counter.snapshot.connected == 1 })
             connection.send(bytes: [UInt8](repeating: 1, count: 50_000), binary: true)
             context.shutdown()
@@ -105,7 +95,7 @@ final class WebSocketRobustnessTests: XCTestCase {
         let counter = CountingClientDelegate()
         let started = Date()
         let connections = (0..<count).map { _ in
-            context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: "chartcast.v1", delegate: counter)
+            context.connect(host: "127.0.0.1", port: port, path: "/ws", subprotocol: testSubprotocol, delegate: counter)
         }
         XCTAssertTrue(eventually(timeout: 60) { counter.snapshot.connected + counter.snapshot.failed == count })
         print("connected \(counter.snapshot) in \(Date().timeIntervalSince(started)) s; failures: \(counter.reasons)")

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import WebSockets
 
@@ -5,8 +6,8 @@ final class WebSocketRoundTripTests: XCTestCase {
     func testHandshakeAcceptsTheConfiguredSubprotocol() throws {
         let (server, delegate, port) = try startServer()
         defer { server.shutdown() }
-        let client = try BlockingWebSocketClient.connect(port: port, subprotocol: "chartcast.v1")
-        XCTAssertEqual(client.negotiatedSubprotocol, "chartcast.v1")
+        let client = try BlockingWebSocketClient.connect(port: port, subprotocol: testSubprotocol)
+        XCTAssertEqual(client.negotiatedSubprotocol, testSubprotocol)
         XCTAssertTrue(eventually { delegate.opened.count == 1 })
         XCTAssertTrue(delegate.opened[0].remoteAddress.hasPrefix("127.0.0.1:"), delegate.opened[0].remoteAddress)
         client.close()

@@ -1,10 +1,14 @@
 import Foundation
-import HTTPTestSupport
+import TestSupport
 import XCTest
 @testable import WebSockets
 
-/// A server delegate for tests: echoes, records events (readable from the test
-/// thread under a lock), answers a few HTTP paths, keeps a per-connection outbox.
+/// The subprotocol of the test servers.
+let testSubprotocol = "test.v1"
+
+/// A server delegate for tests: a small queueing decider. It keeps a per-connection outbox,
+/// echoes, records events (readable from the test thread under a lock) and answers a few HTTP
+/// paths.
 final class RecordingServerDelegate: WebSocketServerDelegate {
     private let lock = NSLock()
     weak var server: WebSocketServer?
@@ -13,17 +17,26 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     var echo = true
     /// Send this text frame before closing with 1009 when a message is too large.
     var tooLargeErrorText = "{\"type\":\"error\",\"code\":\"too_large\"}"
-    /// Frames handed out per connection (service thread only).
-    private var outboxes: [WebSocketConnection: [OutboundFrame]] = [:]
-    /// Extra frames produced on demand for a connection id (flood tests).
+    /// Queued for every new connection.
+    var welcomeText: String?
+    /// Report `morePending: false` whatever is queued (to see that the server believes it).
+    var understatePending = false
+    /// Frames handed out per connection. - Note: service thread only.
+    private var outboxes: [WebSocketConnection: FIFOQueue<OutboundFrame>] = [:]
+    /// Extra frames produced on demand for a connection id (flood tests). - Note: service thread only.
     var floodFrames: [Int: (frame: OutboundFrame, remaining: Int)] = [:]
+    /// Called at the end of every service pass. - Note: service thread only.
+    var onPassEnd: (() -> Void)?
 
     private var _opened: [WebSocketConnection] = []
     private var _received: [(Int, InboundMessage)] = []
     private var _exceeded: [Int] = []
     private var _closed: [Int] = []
     private var _handedOut: [ObjectIdentifier] = []
+    private var _pulls: [Int: Int] = [:]
     private var _offServiceThread = 0
+    private var receivedThisPass = 0
+    private var _receivedPerPass: [Int] = []
 
     var opened: [WebSocketConnection] { return locked { _opened } }
     var received: [(Int, InboundMessage)] { return locked { _received } }
@@ -31,6 +44,10 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     var closed: [Int] { return locked { _closed } }
     var handedOut: [ObjectIdentifier] { return locked { _handedOut } }
     var callsOffServiceThread: Int { return locked { _offServiceThread } }
+    /// How often `nextFrameFor` was asked, per connection id.
+    func pulls(_ id: Int) -> Int { return locked { _pulls[id] ?? 0 } }
+    /// Messages received in each service pass that received any.
+    var receivedPerPass: [Int] { return locked { _receivedPerPass } }
 
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
@@ -42,9 +59,9 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         if !server.isServiceThread { locked { _offServiceThread += 1 } }
     }
 
-    /// Queues `frame` for `connection`. - Note: service thread only.
+    /// Queues `frame` for `connection` and asks for a write. - Note: service thread only.
     func enqueue(_ frame: OutboundFrame, to connection: WebSocketConnection) {
-        outboxes[connection, default: []].append(frame)
+        outboxes[connection, default: FIFOQueue()].append(frame)
         connection.requestWrite()
     }
 
@@ -57,20 +74,20 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         }
     }
 
-    /// Sent with `WebSocketConnection.send(_:)` to every new connection.
-    var welcomeText: String?
-
     func webSocketServer(_ server: WebSocketServer, didOpen connection: WebSocketConnection) {
         checkThread(server)
         locked { _opened.append(connection) }
         if let welcome = welcomeText {
-            connection.send(OutboundFrame(text: welcome))
+            enqueue(OutboundFrame(text: welcome), to: connection)
         }
     }
 
     func webSocketServer(_ server: WebSocketServer, connection: WebSocketConnection, didReceive message: InboundMessage) {
         checkThread(server)
-        locked { _received.append((connection.id, message)) }
+        locked {
+            _received.append((connection.id, message))
+            receivedThisPass += 1
+        }
         guard echo else { return }
         switch message {
         case .text(let bytes): enqueue(OutboundFrame(textBytes: bytes), to: connection)
@@ -91,19 +108,31 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         locked { _closed.append(connection.id) }
     }
 
-    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> OutboundFrame? {
+    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame {
         checkThread(server)
-        if var queue = outboxes[connection], !queue.isEmpty {
-            let frame = queue.removeFirst()
-            outboxes[connection] = queue
+        locked { _pulls[connection.id, default: 0] += 1 }
+        if let frame = outboxes[connection]?.popFirst() {
             locked { _handedOut.append(ObjectIdentifier(frame)) }
-            return frame
+            return NextFrame(frame, morePending: !understatePending && hasMore(for: connection))
         }
         if let flood = floodFrames[connection.id], flood.remaining > 0 {
             floodFrames[connection.id] = (flood.frame, flood.remaining - 1)
-            return flood.frame
+            return NextFrame(flood.frame, morePending: !understatePending && hasMore(for: connection))
         }
-        return nil
+        return .nothing
+    }
+
+    private func hasMore(for connection: WebSocketConnection) -> Bool {
+        return !(outboxes[connection]?.isEmpty ?? true) || (floodFrames[connection.id]?.remaining ?? 0) > 0
+    }
+
+    func webSocketServerDidFinishServicePass(_ server: WebSocketServer) {
+        checkThread(server)
+        locked {
+            if receivedThisPass > 0 { _receivedPerPass.append(receivedThisPass) }
+            receivedThisPass = 0
+        }
+        onPassEnd?()
     }
 
     private var _httpPaths: [String] = []
@@ -123,42 +152,16 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     }
 }
 
-/// Starts a server on an ephemeral loopback port.
-func startServer(_ configure: (inout WebSocketServerConfiguration) -> Void = { _ in }) throws -> (WebSocketServer, RecordingServerDelegate, Int) {
-    var configuration = WebSocketServerConfiguration()
+/// Starts a server speaking `testSubprotocol` on an ephemeral loopback port.
+func startServer(_ configure: (inout WebSocketServerConfiguration) -> Void = { _ in },
+                 delegate: RecordingServerDelegate = RecordingServerDelegate()) throws -> (WebSocketServer, RecordingServerDelegate, Int) {
+    var configuration = WebSocketServerConfiguration(subprotocol: testSubprotocol)
     configuration.port = 0
     configure(&configuration)
-    let delegate = RecordingServerDelegate()
     let server = WebSocketServer(configuration: configuration, delegate: delegate)
     delegate.server = server
     let port = try server.start()
     return (server, delegate, port)
-}
-
-/// Runs `body` on the server's service thread and waits for its result.
-func onServiceThread<T>(_ server: WebSocketServer, timeout: Double = 2, _ body: @escaping () -> T) -> T? {
-    let done = DispatchSemaphore(value: 0)
-    let lock = NSLock()
-    var result: T?
-    server.perform {
-        let value = body()
-        lock.lock(); result = value; lock.unlock()
-        done.signal()
-    }
-    guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-    lock.lock()
-    defer { lock.unlock() }
-    return result
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }
 
 /// Queues `frames` 64 KiB binary frames for one connection (whose peer has paused reading) and
@@ -170,6 +173,6 @@ func floodUntilChoked(_ server: WebSocketServer, _ delegate: RecordingServerDele
         server.openConnections.first { $0.id == id }?.requestWrite()
     }
     return eventually(timeout: 5) {
-        onServiceThread(server) { server.openConnections.first { $0.id == id }?.isChoked ?? false } ?? false
+        server.performAndWait(timeout: 2) { server.openConnections.first { $0.id == id }?.isChoked ?? false } ?? false
     }
 }

@@ -11,15 +11,15 @@ public struct RawHTTPResponse {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// Why a raw HTTP exchange failed.
-public struct RawHTTPError: Error, CustomStringConvertible {
+/// Why a loopback socket helper failed.
+public struct LoopbackError: Error, CustomStringConvertible {
     public var description: String
 }
 
 /// A TCP socket connected to `127.0.0.1:port`, with a receive timeout. The caller closes it.
 public func loopbackSocket(port: Int, timeout: Double = 5) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw RawHTTPError(description: "socket() failed") }
+    guard fd >= 0 else { throw LoopbackError(description: "socket() failed") }
     var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
@@ -31,7 +31,7 @@ public func loopbackSocket(port: Int, timeout: Double = 5) throws -> Int32 {
     }
     guard connected == 0 else {
         close(fd)
-        throw RawHTTPError(description: "connect to 127.0.0.1:\(port) failed")
+        throw LoopbackError(description: "connect to 127.0.0.1:\(port) failed")
     }
     return fd
 }
@@ -60,7 +60,7 @@ public func rawHTTP(port: Int, method: String = "GET", path: String, extraHeader
         if let length = parsed.headers["content-length"].flatMap(Int.init), parsed.body.count >= length { break }
     }
     guard let parsed = parseHTTP(data) else {
-        throw RawHTTPError(description: "no HTTP response for \(path) (\(data.count) bytes)")
+        throw LoopbackError(description: "no HTTP response for \(path) (\(data.count) bytes)")
     }
     return parsed
 }

@@ -1,7 +1,8 @@
 import Foundation
+import WebSockets
 
 /// A blocking WebSocket client for tests: one context, one connection and a
-/// locked inbox.
+/// locked inbox, over the project's own lws client.
 ///
 /// - Note: thread-safe; usually driven from one test thread.
 public final class BlockingWebSocketClient {
@@ -21,9 +22,10 @@ public final class BlockingWebSocketClient {
     }
 
     /// Connects and waits for the handshake.
+    /// - Parameter subprotocol: the subprotocol to offer; nil offers none.
     /// - Throws: `WebSocketError.connectFailed` with the reason, or `.timeout`.
     public static func connect(host: String = "127.0.0.1", port: Int, path: String = "/ws",
-                               subprotocol: String? = "chartcast.v1", timeout: Double = 5) throws -> BlockingWebSocketClient {
+                               subprotocol: String? = nil, timeout: Double = 5) throws -> BlockingWebSocketClient {
         let context = try WebSocketClientContext(threadName: "ws-blocking-client")
         let inbox = BlockingInbox()
         let connection = context.connect(host: host, port: port, path: path, subprotocol: subprotocol, delegate: inbox)
@@ -81,27 +83,35 @@ public final class BlockingWebSocketClient {
     }
 }
 
-/// The delegate behind `BlockingWebSocketClient`: a condition-protected queue.
-final class BlockingInbox: WebSocketClientDelegate {
+/// The delegate behind `BlockingWebSocketClient`, usable on its own with any client
+/// connection: a condition-protected inbox.
+public final class BlockingInbox: WebSocketClientDelegate {
     private let condition = NSCondition()
-    private var messages: [InboundMessage] = []
-    private var head = 0
+    private var messages = FIFOQueue<InboundMessage>()
     private var connected = false
     private var failure: String?
     private var closed = false
     private var code: UInt16?
+    private var negotiated: String?
 
-    private(set) var subprotocol: String?
+    public init() {}
 
-    func webSocketClientDidConnect(_ connection: WebSocketClientConnection) {
+    /// The subprotocol the server accepted, once connected.
+    public var subprotocol: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return negotiated
+    }
+
+    public func webSocketClientDidConnect(_ connection: WebSocketClientConnection) {
         condition.lock()
         connected = true
-        subprotocol = connection.negotiatedSubprotocol
+        negotiated = connection.negotiatedSubprotocol
         condition.broadcast()
         condition.unlock()
     }
 
-    func webSocketClient(_ connection: WebSocketClientConnection, didFailToConnect reason: String) {
+    public func webSocketClient(_ connection: WebSocketClientConnection, didFailToConnect reason: String) {
         condition.lock()
         failure = reason
         closed = true
@@ -109,14 +119,14 @@ final class BlockingInbox: WebSocketClientDelegate {
         condition.unlock()
     }
 
-    func webSocketClient(_ connection: WebSocketClientConnection, didReceive message: InboundMessage) {
+    public func webSocketClient(_ connection: WebSocketClientConnection, didReceive message: InboundMessage) {
         condition.lock()
         messages.append(message)
         condition.broadcast()
         condition.unlock()
     }
 
-    func webSocketClient(_ connection: WebSocketClientConnection, didCloseWithCode code: UInt16?) {
+    public func webSocketClient(_ connection: WebSocketClientConnection, didCloseWithCode code: UInt16?) {
         condition.lock()
         closed = true
         self.code = code
@@ -124,13 +134,16 @@ final class BlockingInbox: WebSocketClientDelegate {
         condition.unlock()
     }
 
-    var closeState: (closed: Bool, code: UInt16?) {
+    /// Whether the connection closed, and the peer's close code.
+    public var closeState: (closed: Bool, code: UInt16?) {
         condition.lock()
         defer { condition.unlock() }
         return (closed, code)
     }
 
-    func waitForHandshake(timeout: Double) throws {
+    /// Waits until the handshake completed.
+    /// - Throws: `.connectFailed` with the reason, `.closed`, or `.timeout`.
+    public func waitForHandshake(timeout: Double) throws {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -141,28 +154,26 @@ final class BlockingInbox: WebSocketClientDelegate {
         if !connected { throw WebSocketError.closed(code: code) }
     }
 
-    func next(timeout: Double) throws -> InboundMessage {
+    /// The next message, waiting up to `timeout` seconds.
+    /// - Throws: `.closed(code:)` once the connection closed and the inbox is empty, `.timeout`.
+    public func next(timeout: Double) throws -> InboundMessage {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
-        while head >= messages.count {
+        while true {
+            if let message = messages.popFirst() { return message }
             if closed { throw WebSocketError.closed(code: code) }
             if !condition.wait(until: deadline) {
-                if head < messages.count { break }
+                if let message = messages.popFirst() { return message }
                 if closed { throw WebSocketError.closed(code: code) }
                 throw WebSocketError.timeout
             }
         }
-        let message = messages[head]
-        head += 1
-        if head == messages.count {
-            messages.removeAll()
-            head = 0
-        }
-        return message
     }
 
-    func waitForClose(timeout: Double) throws -> UInt16? {
+    /// Waits until the connection closed and returns the peer's close code.
+    /// - Throws: `.timeout`.
+    public func waitForClose(timeout: Double) throws -> UInt16? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }

@@ -1,0 +1,66 @@
+/// What a connection is sent next, as decided by the delegate in one go.
+///
+/// `morePending` says whether another frame would be ready right after this one; the server
+/// re-arms the connection on it, so a connection is offered writes only while something is
+/// pending. It can only be true together with a frame.
+public struct NextFrame {
+    /// The frame to write now, nil when the connection is up to date.
+    public let frame: OutboundFrame?
+    /// Whether more is pending after `frame`.
+    public let morePending: Bool
+
+    /// `frame` now, and whether more is pending after it.
+    @inlinable
+    public init(_ frame: OutboundFrame, morePending: Bool) {
+        self.init(frame: frame, morePending: morePending)
+    }
+
+    @usableFromInline
+    init(frame: OutboundFrame?, morePending: Bool) {
+        self.frame = frame
+        self.morePending = morePending
+    }
+
+    /// Nothing to write, nothing pending.
+    @inlinable
+    public static var nothing: NextFrame { NextFrame(frame: nil, morePending: false) }
+}
+
+/// Receives the events of a `WebSocketServer` and decides its outbound frames.
+///
+/// The delegate is the only source of frames: the server never queues any itself. It pulls
+/// one frame per writable callback with `nextFrameFor`, which is therefore the one place that
+/// decides what a connection is sent next.
+///
+/// - Note: every method is called on the server's service thread only.
+public protocol WebSocketServerDelegate: AnyObject {
+    /// A WebSocket handshake completed on `webSocketPath`.
+    func webSocketServer(_ server: WebSocketServer, didOpen connection: WebSocketConnection)
+    /// A complete (reassembled) message arrived.
+    func webSocketServer(_ server: WebSocketServer, connection: WebSocketConnection, didReceive message: InboundMessage)
+    /// A message went over `maxMessageSize`; its remainder is discarded. Called once per such message.
+    func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection)
+    /// The connection is gone (closed by either side or dropped). It accepts no more calls.
+    func webSocketServer(_ server: WebSocketServer, didClose connection: WebSocketConnection)
+    /// The connection can take one frame: the frame to write now, or `.nothing`, and whether
+    /// more is pending after it. Called after `requestWrite()`, and again after each write for
+    /// as long as the previous answer said `morePending` (or a close is queued).
+    func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame
+    /// Answers an HTTP request, or returns nil to fall back to static files (then 404).
+    func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse?
+    /// One service pass is over: every callback of the events one poll returned has run. The
+    /// place to do once what many events of the same pass asked for.
+    func webSocketServerDidFinishServicePass(_ server: WebSocketServer)
+}
+
+extension WebSocketServerDelegate {
+    public func webSocketServer(_ server: WebSocketServer, connectionDidExceedMessageSize connection: WebSocketConnection) {
+        connection.close(code: 1009, reason: "message too large")
+    }
+
+    public func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
+        return nil
+    }
+
+    public func webSocketServerDidFinishServicePass(_ server: WebSocketServer) {}
+}

@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import WebSockets
+
+/// The pull-based write path over real sockets: the delegate decides every frame, and the
+/// server re-arms a connection on the delegate's `morePending` (or a queued close) alone.
+final class WebSocketWritePathTests: XCTestCase {
+    /// Queues `texts` for the one open connection in a single service-thread turn, then asks
+    /// for one write.
+    private func enqueue(_ texts: [String], on server: WebSocketServer, _ delegate: RecordingServerDelegate) {
+        server.perform {
+            guard let connection = server.openConnections.first else { return }
+            for text in texts { delegate.enqueue(OutboundFrame(text: text), to: connection) }
+        }
+    }
+
+    func testAConnectionIsAskedOnlyWhileTheDelegateHasMore() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let id = delegate.opened[0].id
+        enqueue(["a", "b", "c", "d", "e"], on: server, delegate)
+        for text in ["a", "b", "c", "d", "e"] {
+            XCTAssertEqual(try client.receiveText(), text)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(delegate.pulls(id), 5, "one pull per frame, and none after the last said nothing follows")
+        client.close()
+    }
+
+    func testMorePendingFalseLeavesTheRestUntilTheNextRequest() throws {
+        let delegate = RecordingServerDelegate()
+        delegate.understatePending = true
+        let (server, _, port) = try startServer(delegate: delegate)
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let id = delegate.opened[0].id
+        enqueue(["first", "second"], on: server, delegate)
+        XCTAssertEqual(try client.receiveText(), "first")
+        XCTAssertThrowsError(try client.receive(timeout: 0.3), "not re-armed: the delegate said nothing more")
+        XCTAssertEqual(delegate.pulls(id), 1)
+        server.perform { server.openConnections.first?.requestWrite() }
+        XCTAssertEqual(try client.receiveText(), "second")
+        client.close()
+    }
+
+    func testACloseWaitsForPendingFramesButNotForever() throws {
+        let (server, delegate, port) = try startServer { $0.maxFramesAfterClose = 5 }
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let id = delegate.opened[0].id
+        server.perform {
+            // A delegate that always has more: the close must still go out after 5 frames.
+            delegate.floodFrames[id] = (OutboundFrame(text: "more"), 1_000)
+            server.openConnections.first?.close(code: 4002, reason: "enough")
+        }
+        var frames: [String] = []
+        while frames.count <= 1_000 {
+            do {
+                frames.append(try client.receiveText())
+            } catch WebSocketError.closed(let code) {
+                XCTAssertEqual(code, 4002)
+                break
+            }
+        }
+        XCTAssertEqual(frames, Array(repeating: "more", count: 5))
+    }
+
+    func testEveryServicePassEndsWithTheDelegateHook() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        for index in 0..<20 { client.send(text: "m\(index)") }
+        for index in 0..<20 { XCTAssertEqual(try client.receiveText(), "m\(index)") }
+        XCTAssertTrue(eventually { delegate.receivedPerPass.reduce(0, +) == 20 },
+                      "every message was followed by the end of its pass: \(delegate.receivedPerPass)")
+        XCTAssertEqual(delegate.callsOffServiceThread, 0)
+        client.close()
+    }
+}
