@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import ChartEngine
 import Foundation
 import WebSockets
 import XCTest
@@ -39,8 +40,8 @@ final class FanoutTests: XCTestCase {
     /// the server writes one frame per writable callback and asks again only while the previous
     /// answer said `morePending`. Here every pull is made, and each `morePending` must predict
     /// exactly what the next pull returns, since the socket is re-armed on its word alone.
-    private func drain(_ connection: FakeConnection, limit: Int = 10_000) throws -> [JSONValue] {
-        var messages: [JSONValue] = []
+    private func drain(_ connection: FakeConnection, limit: Int = 10_000) throws -> [ServerMessage] {
+        var messages: [ServerMessage] = []
         var promised: Bool?
         while true {
             let next = core.nextFrame(for: connection)
@@ -52,7 +53,7 @@ final class FanoutTests: XCTestCase {
                 XCTAssertFalse(next.morePending, "nothing now, yet more pending")
                 break
             }
-            messages.append(try JSONReader.parse(frame.bytes))
+            messages.append(try ServerMessage.decode(frame.bytes))
             promised = next.morePending
             XCTAssertLessThan(messages.count, limit, "fan-out never ran dry")
             if messages.count >= limit { break }
@@ -60,8 +61,27 @@ final class FanoutTests: XCTestCase {
         return messages
     }
 
-    private func send(_ connection: FakeConnection, _ json: String) {
-        core.receive(.text(Array(json.utf8)), from: connection)
+    private func send(_ connection: FakeConnection, _ message: ClientMessage) {
+        core.receive(.text(message.encode()), from: connection)
+    }
+
+    private func viewport(_ chart: String, width: Double = 1200) -> ClientMessage {
+        .viewport(.init(chart: chart, viewport: Viewport(x: 0, y: 0, width: width, height: 300)))
+    }
+
+    private func pointer(_ chart: String, _ phase: PointerPhase, x: Double, ref: String? = nil) -> ClientMessage {
+        .pointer(.init(chart: chart, phase: phase, x: x, y: 10, ref: ref))
+    }
+
+    private func selections(_ messages: [ServerMessage]) -> [ServerMessage.SelectionUpdate] {
+        messages.compactMap { if case .selection(let update) = $0 { return update }; return nil }
+    }
+
+    private func viewerList() throws -> ServerMessage.ViewerList {
+        guard case .viewers(let list) = try ServerMessage.decode(core.currentViewersFrame().bytes) else {
+            throw TestFailure("the viewers frame is not a viewers message")
+        }
+        return list
     }
 
     func testAViewerFurtherBehindThanTheLogGetsOneSnapshotPerChartNotABacklog() throws {
@@ -69,12 +89,12 @@ final class FanoutTests: XCTestCase {
         let live = ["workouts", "intake", "expenses", "temperature"]
         for _ in 0..<(ServerCore.appendLogCapacity + 10) { core.tick() }
         let messages = try drain(slow)
-        XCTAssertEqual(messages.compactMap { $0["type"]?.string }, Array(repeating: "snapshot", count: 4))
-        XCTAssertEqual(Set(messages.compactMap { $0["chart"]?.string }), Set(live))
+        XCTAssertEqual(messages.map(\.type), Array(repeating: "snapshot", count: 4))
+        XCTAssertEqual(Set(messages.compactMap(\.chart)), Set(live))
         XCTAssertEqual(core.metrics.snapshotsResent, 4)
-        let intake = try XCTUnwrap(messages.first { $0["chart"]?.string == "intake" })
-        XCTAssertEqual(intake["series"]?[0]?["points"]?.array?.count, 60, "the rolling window, not the history")
-        XCTAssertEqual(intake["seq"]?.number.map(Int.init), core.channelsByID["intake"]?.seq)
+        guard case .snapshot(let intake)? = messages.first(where: { $0.chart == "intake" }) else { return XCTFail("no intake snapshot") }
+        XCTAssertEqual(intake.series[0].points.count, 60, "the rolling window, not the history")
+        XCTAssertEqual(intake.seq, core.channelsByID["intake"]?.seq)
     }
 
     func testAViewerWithinTheLogGetsEveryAppendInOrder() throws {
@@ -82,9 +102,10 @@ final class FanoutTests: XCTestCase {
         for _ in 0..<50 { core.tick() }
         let messages = try drain(viewer)
         XCTAssertEqual(messages.count, 200)
-        XCTAssertTrue(messages.allSatisfy { $0["type"]?.string == "append" })
+        let appends = messages.compactMap { if case .append(let append) = $0 { return append }; return nil }
+        XCTAssertEqual(appends.count, messages.count, "only appends")
         for chart in ["workouts", "intake", "expenses", "temperature"] {
-            let seqs = messages.filter { $0["chart"]?.string == chart }.compactMap { $0["seq"]?.number }
+            let seqs = appends.filter { $0.chart == chart }.map(\.seq)
             XCTAssertEqual(seqs.count, 50)
             XCTAssertEqual(seqs, seqs.sorted(), "\(chart) appends in seq order")
         }
@@ -92,21 +113,21 @@ final class FanoutTests: XCTestCase {
 
     func testSelectionChangesWhileAViewerIsBusyCoalesceToTheNewest() throws {
         let driver = try openViewer(), watcher = try openViewer()
-        send(driver, #"{"type":"viewport","chart":"sales","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
+        send(driver, viewport("sales"))
         for step in 0..<100 {
-            send(driver, #"{"type":"pointer","chart":"sales","phase":"move","x":\#(50 + (step % 12) * 100),"y":10,"ref":"m-\#(step)"}"#)
+            send(driver, pointer("sales", .move, x: Double(50 + (step % 12) * 100), ref: "m-\(step)"))
         }
-        let seen = try drain(watcher).filter { $0["type"]?.string == "selection" }
+        let seen = selections(try drain(watcher))
         XCTAssertEqual(seen.count, 1, "one state, the newest")
-        XCTAssertEqual(seen.first?["ref"]?.string, "m-99")
-        XCTAssertEqual(seen.first?["hovers"]?[0]?["x"]?.string, "April")   // step 99: 99 % 12 = 3
+        XCTAssertEqual(seen.first?.ref, "m-99")
+        XCTAssertEqual(seen.first?.selection.hovers.first?.x, .category("April"))   // step 99: 99 % 12 = 3
         XCTAssertGreaterThanOrEqual(core.metrics.statesCoalesced, 98)
         XCTAssertGreaterThan(watcher.writeRequests, 0)
     }
 
     func testPersonalFramesForAViewerThatNeverReadsStayBounded() throws {
         let flooder = try openViewer()
-        for _ in 0..<2_000 { send(flooder, "{") }
+        for _ in 0..<2_000 { core.receive(.text(Array("{".utf8)), from: flooder) }   // malformed on purpose
         let queued = try XCTUnwrap(core.session(for: flooder)).pendingPersonalBytes
         XCTAssertLessThanOrEqual(queued, Session.maxPersonalFrames * 200)
         XCTAssertGreaterThan(core.metrics.personalFramesDropped, 0)
@@ -118,7 +139,9 @@ final class FanoutTests: XCTestCase {
         core.messageTooLarge(on: viewer)
         core.tick()
         let messages = try drain(viewer)
-        XCTAssertEqual(messages.map { $0["code"]?.string }, ["too_large"])
+        XCTAssertEqual(messages.map(\.type), ["error"])
+        guard case .error(let error)? = messages.first else { return }
+        XCTAssertEqual(error.code, .tooLarge)
         XCTAssertEqual(viewer.closedWith, 1009)
     }
 
@@ -145,9 +168,9 @@ final class FanoutTests: XCTestCase {
         XCTAssertEqual(core.currentViewersVersion, published + 1)
         core.publishViewersIfNeeded(now: start + 900_000_000)   // nothing changed since
         XCTAssertEqual(core.currentViewersVersion, published + 1)
-        let list = try JSONReader.parse(core.currentViewersFrame().bytes)
-        XCTAssertEqual(list["viewers"]?.array?.count, ServerCore.maxListedViewers)
-        XCTAssertEqual(list["total"]?.number, 1_001)
+        let list = try viewerList()
+        XCTAssertEqual(list.viewers.count, ServerCore.maxListedViewers)
+        XCTAssertEqual(list.total, 1_001)
     }
 
     // MARK: Departures
@@ -155,24 +178,24 @@ final class FanoutTests: XCTestCase {
     /// Opens a viewer with a viewport on `chart`, hovering its first category, and drains it.
     private func openHoveringViewer(on chart: String) throws -> FakeConnection {
         let viewer = try openViewer()
-        send(viewer, #"{"type":"viewport","chart":"\#(chart)","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
-        send(viewer, #"{"type":"pointer","chart":"\#(chart)","phase":"move","x":50,"y":10}"#)
+        send(viewer, viewport(chart))
+        send(viewer, pointer(chart, .move, x: 50))
         _ = try drain(viewer)
         return viewer
     }
 
     func testDisconnectMidDragClearsTheRangeForTheOthers() throws {
         let owner = try openViewer(), other = try openViewer()
-        send(owner, #"{"type":"viewport","chart":"intake","plot":{"x":0,"y":0,"width":600,"height":300}}"#)
-        send(owner, #"{"type":"pointer","chart":"intake","phase":"down","x":100,"y":10}"#)
-        send(owner, #"{"type":"pointer","chart":"intake","phase":"move","x":300,"y":10}"#)
-        XCTAssertNotEqual(try drain(other).last?["range"], .null)
+        send(owner, viewport("intake", width: 600))
+        send(owner, pointer("intake", .down, x: 100))
+        send(owner, pointer("intake", .move, x: 300))
+        XCTAssertNotNil(selections(try drain(other)).last?.selection.range)
         core.close(owner)
         XCTAssertNil(core.channelsByID["intake"]?.engine.dragOwner)
         core.finishServicePass()
-        let after = try drain(other).filter { $0["type"]?.string == "selection" }
+        let after = selections(try drain(other))
         XCTAssertEqual(after.count, 1)
-        XCTAssertEqual(after.last?["range"], .null)
+        XCTAssertNil(after.last?.selection.range)
     }
 
     func testADepartureTouchesOnlyItsOwnState() throws {
@@ -192,9 +215,9 @@ final class FanoutTests: XCTestCase {
         core.finishServicePass()
         XCTAssertEqual(viewers.map(\.writeRequests), wakesBefore, "no selection changed: nobody to wake")
         core.publishViewersIfNeeded(now: ServerCore.now() + 1_000_000_000)
-        let list = try JSONReader.parse(core.currentViewersFrame().bytes)
-        XCTAssertEqual(list["total"]?.number, 99, "the leave reaches the others with the batched list")
-        XCTAssertFalse(list["viewers"]?.array?.contains { $0["id"]?.string == sessions[50].info.id } ?? true)
+        let list = try viewerList()
+        XCTAssertEqual(list.total, 99, "the leave reaches the others with the batched list")
+        XCTAssertFalse(list.viewers.contains { $0.id == sessions[50].info.id })
     }
 
     func testDeparturesInOnePassWakeTheOthersOnceWithOneSelection() throws {
@@ -212,10 +235,10 @@ final class FanoutTests: XCTestCase {
         core.finishServicePass()
         XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore.map { $0 + 1 }, "one wake for the whole pass")
         XCTAssertEqual(core.channelsByID["sales"]?.seq, seqBefore + 1, "one new selection for the chart")
-        let seen = try drain(stayers[0]).filter { $0["type"]?.string == "selection" }
+        let seen = selections(try drain(stayers[0]))
         XCTAssertEqual(seen.count, 1)
-        XCTAssertEqual(seen.first?["chart"]?.string, "sales")
-        XCTAssertEqual(seen.first?["hovers"]?.array?.count, 0, "every departed hover is gone")
+        XCTAssertEqual(seen.first?.chart, "sales")
+        XCTAssertEqual(seen.first?.selection.hovers.count, 0, "every departed hover is gone")
         core.finishServicePass()
         XCTAssertEqual(stayers.map(\.writeRequests), wakesBefore.map { $0 + 1 }, "a quiet pass wakes nobody")
     }
@@ -224,14 +247,14 @@ final class FanoutTests: XCTestCase {
         let leaver = try openHoveringViewer(on: "sales")
         let driver = try openViewer(), watcher = try openViewer()
         core.close(leaver)
-        send(driver, #"{"type":"viewport","chart":"sales","plot":{"x":0,"y":0,"width":1200,"height":300}}"#)
-        send(driver, #"{"type":"pointer","chart":"sales","phase":"move","x":350,"y":10}"#)
+        send(driver, viewport("sales"))
+        send(driver, pointer("sales", .move, x: 350))
         let seq = core.channelsByID["sales"]?.seq
         core.finishServicePass()
         XCTAssertEqual(core.channelsByID["sales"]?.seq, seq, "the driver's selection already shows the departure")
-        let seen = try drain(watcher).filter { $0["type"]?.string == "selection" }
+        let seen = selections(try drain(watcher))
         XCTAssertEqual(seen.count, 1)
-        XCTAssertEqual(seen.first?["hovers"]?.array?.compactMap { $0["by"]?.string }, [core.session(for: driver)!.info.id])
+        XCTAssertEqual(seen.first?.selection.hovers.map(\.by), [core.session(for: driver)!.info.id])
     }
 
     func testRosterRemovalMovesNobodyAndCompactionsAreRare() {

@@ -16,7 +16,7 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     /// Echo every message back to its sender.
     var echo = true
     /// Send this text frame before closing with 1009 when a message is too large.
-    var tooLargeErrorText = "{\"type\":\"error\",\"code\":\"too_large\"}"
+    var tooLargeErrorText = "error: message too large"
     /// Queued for every new connection.
     var welcomeText: String?
     /// Report `morePending: false` whatever is queued (to see that the server believes it).
