@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "ChartCast",
     products: [
+        .library(name: "ChartCast", targets: ["ChartCast"]),
         .executable(name: "chartcast", targets: ["chartcast"]),
         .executable(name: "chartcast-load", targets: ["chartcast-load"]),
         .executable(name: "chartcast-bench", targets: ["chartcast-bench"]),
@@ -32,6 +33,8 @@ let package = Package(
         // Write-body parsers and validators (JSON, CSV, line protocol, gzip). No I/O, no threads;
         // the only module that imports CZlib.
         .target(name: "ChartCastIngest", dependencies: ["CZlib", "ChartEngine", "ChartCastProtocol"]),
+        // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
+        .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo"]),
         // Headless viewers and drivers for load tests.
@@ -45,6 +48,7 @@ let package = Package(
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "TestSupport"]),
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
+        .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "TestSupport"]),

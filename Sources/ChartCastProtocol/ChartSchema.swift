@@ -114,8 +114,16 @@ public struct Dashboard: Equatable, Sendable {
 
     /// Parses `{"title":…,"charts":[<spec>…]}`: every spec checked, ids unique.
     /// - Throws: `ProtocolError` (`bad_json` when not JSON; `bad_field` naming `charts[i].field`).
-    public static func parse(_ bytes: [UInt8]) throws -> Dashboard {
-        let fields = FieldReader(json: try Envelope.parse(bytes), style: .path)
+    public static func parse(_ bytes: [UInt8]) throws -> Dashboard { try parse(try Envelope.parse(bytes)) }
+
+    /// Checks an already parsed (or built) dashboard document by the same rules: the entry point
+    /// for dashboards declared in Swift, so they fail with exactly the file's messages.
+    /// - Throws: `ProtocolError(.badField)` naming the field (`charts[1].x.categories: is required`).
+    public static func parse(_ json: JSONValue) throws -> Dashboard {
+        guard json.object != nil else {
+            throw FieldReader.fail(path: "dashboard", "must be an object, got \(json.typeName)", style: .path)
+        }
+        let fields = FieldReader(json: json, style: .path)
         let title = try fields.has("title") ? fields.text("title", allowEmpty: true) : ""
         let charts = try fields.objects("charts", ChartSpec.init(wire:))
         var seen = Set<String>()

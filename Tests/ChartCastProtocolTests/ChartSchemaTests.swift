@@ -106,4 +106,17 @@ final class ChartSchemaTests: XCTestCase {
         }
         XCTAssertEqual((try? Dashboard.parse(Array("{".utf8))).map { _ in "parsed" }, nil)
     }
+
+    func testABuiltDashboardDocumentIsCheckedByTheSameRules() throws {
+        let text = #"{"title":"Plant floor","charts":[{"id":"a","mark":"line","x":{"kind":"time"}}]}"#
+        XCTAssertEqual(try Dashboard.parse(JSONReader.parse(Array(text.utf8))), try Dashboard.parse(Array(text.utf8)))
+        let missing = JSONValue.object([("charts", .array([.object([("id", .string("a")), ("mark", .string("bar")),
+                                                                     ("x", .object([("kind", .string("category"))]))])]))])
+        XCTAssertThrowsError(try Dashboard.parse(missing)) { error in
+            XCTAssertEqual(error as? ProtocolError, ProtocolError(.badField, "charts[0].x.categories: is required"))
+        }
+        XCTAssertThrowsError(try Dashboard.parse(JSONValue.array([]))) { error in
+            XCTAssertEqual(error as? ProtocolError, ProtocolError(.badField, "dashboard: must be an object, got an array"))
+        }
+    }
 }
