@@ -1,3 +1,5 @@
+import WebSockets
+
 /// Answers kept by `Idempotency-Key`, so that a client may retry a write safely: a repeat of a key
 /// within five minutes gets the first answer again and applies nothing.
 ///
@@ -32,8 +34,7 @@ final class IdempotencyCache<Answer> {
     let capacity: Int
     private var entries: [Key: Entry] = [:]
     /// Finished keys in the order they finished, for expiry and the capacity bound.
-    private var order: [(key: Key, at: UInt64)] = []
-    private var orderHead = 0
+    private var order = FIFOQueue<(key: Key, at: UInt64)>()
 
     init(capacity: Int = 100_000) {
         self.capacity = capacity
@@ -63,34 +64,24 @@ final class IdempotencyCache<Answer> {
         if keep {
             entries[key] = .done(answer, at: now)
             order.append((key, now))
-            while entries.count > capacity, orderHead < order.count { drop(order[orderHead].key); orderHead += 1 }
+            while entries.count > capacity, let oldest = order.popFirst() { drop(oldest.key) }
         } else {
             entries[key] = nil
         }
         for waiter in waiters { waiter(answer) }
-        compactOrder()
     }
 
     /// Keys kept or in flight.
     var count: Int { entries.count }
 
     private func expire(now: UInt64) {
-        while orderHead < order.count, now &- order[orderHead].at >= Self.lifetime {
-            let (key, at) = order[orderHead]
+        while let (key, at) = order.first, now &- at >= Self.lifetime {
+            _ = order.popFirst()
             if case .done(_, let doneAt)? = entries[key], doneAt == at { entries[key] = nil }
-            orderHead += 1
         }
-        compactOrder()
     }
 
     private func drop(_ key: Key) {
         if case .done? = entries[key] { entries[key] = nil }
-    }
-
-    private func compactOrder() {
-        if orderHead > 1024, orderHead * 2 > order.count {
-            order.removeFirst(orderHead)
-            orderHead = 0
-        }
     }
 }

@@ -77,7 +77,7 @@ extension ServerCore {
             if channel.engine.pointer(viewer: session.info.id, phase: input.phase, x: input.x, y: input.y,
                                       viewport: viewport) {
                 channel.selectionDidChange(ref: input.ref, now: now)
-                wakeAll()
+                wakeAtEndOfPass()
             }
         case .publish:
             throw ProtocolError(.forbidden, "this connection may not publish")
@@ -86,7 +86,7 @@ extension ServerCore {
             if channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,
                                   viewport: session.viewports[channel.index]) {
                 channel.selectionDidChange(ref: input.ref, now: now)
-                wakeAll()
+                wakeAtEndOfPass()
             }
         }
     }

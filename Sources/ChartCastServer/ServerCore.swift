@@ -49,6 +49,8 @@ final class ServerCore {
     /// that chart's selection; nil when no departure did.
     private var departedSelections: [Int?]
     private var departuresPending = false
+    /// A selection changed this pass: wake everyone at its end (`finishServicePass`).
+    private var wakePending = false
 
     init(options: ServerOptions, logger: Logger) {
         self.options = options
@@ -98,6 +100,10 @@ final class ServerCore {
         for session in roster { session.connection.requestWrite() }
     }
 
+    /// Asks for one `wakeAll` at the end of the current service pass (see `finishServicePass`).
+    /// - Complexity: O(1).
+    func wakeAtEndOfPass() { wakePending = true }
+
     // MARK: Sessions
 
     /// A viewer arrived: its session, its welcome, and a write request for it alone.
@@ -138,15 +144,19 @@ final class ServerCore {
         logger.info("viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(roster.count) connected)")
     }
 
-    /// The end of a service pass: publishes what this pass's departures changed. Each chart
-    /// whose selection a departure changed gets one new selection frame (unless a newer one
-    /// went out since, which already shows it), and everyone is woken once.
+    /// The end of a service pass: publishes what this pass's departures changed and wakes the
+    /// viewers once for every change of the pass. Each chart whose selection a departure changed
+    /// gets one new selection frame (unless a newer one went out since, which already shows it).
+    /// Pointer and key events that changed a selection during the pass (`wakeAtEndOfPass`) share
+    /// the same single wake: K events in one pass cost one walk over the viewers, not K. Writes
+    /// happen only after the next poll anyway, so the deferred wake adds no latency.
     /// - Complexity: O(1) when nobody left; else O(charts), plus O(viewers) for the one wake.
     func finishServicePass(now: UInt64 = ServerCore.now()) {
         assertOwningThread()
-        guard departuresPending else { return }
+        guard departuresPending || wakePending else { return }
+        var published = wakePending
+        wakePending = false
         departuresPending = false
-        var published = false
         for channel in channels {
             guard let version = departedSelections[channel.index] else { continue }
             departedSelections[channel.index] = nil

@@ -125,6 +125,20 @@ final class FanoutTests: XCTestCase {
         XCTAssertGreaterThan(watcher.writeRequests, 0)
     }
 
+    func testPointerEventsInOnePassWakeEachViewerOnceAtItsEnd() throws {
+        let driver = try openViewer()
+        let watchers = try (0..<50).map { _ in try openViewer() }
+        send(driver, viewport("sales"))
+        let before = watchers.map(\.writeRequests)
+        for step in 0..<30 { send(driver, pointer("sales", .move, x: Double(50 + (step % 12) * 100))) }
+        XCTAssertEqual(watchers.map(\.writeRequests), before, "no viewer is walked per event")
+        core.finishServicePass()
+        XCTAssertEqual(watchers.map(\.writeRequests), before.map { $0 + 1 }, "one wake per viewer for the whole pass")
+        XCTAssertEqual(selections(try drain(watchers[0])).count, 1, "and the newest state")
+        core.finishServicePass()
+        XCTAssertEqual(watchers.map(\.writeRequests), before.map { $0 + 1 }, "a quiet pass wakes nobody")
+    }
+
     func testPersonalFramesForAViewerThatNeverReadsStayBounded() throws {
         let flooder = try openViewer()
         for _ in 0..<2_000 { core.receive(.text(Array("{".utf8)), from: flooder) }   // malformed on purpose
