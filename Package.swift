@@ -36,10 +36,10 @@ let package = Package(
         // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
-        .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo"]),
+        .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest"]),
         // Headless viewers and drivers for load tests.
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol"]),
-        .executableTarget(name: "chartcast", dependencies: ["ChartCastServer"]),
+        .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest"]),
         // Shared by the tests: raw loopback sockets and HTTP, free ports, polling, and a

@@ -44,17 +44,7 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The HTTP error body: `{"error":{"code":…,"message":…,"line":…,"index":…}}`, `line` and
     /// `index` present when known.
     public func httpBody() -> [UInt8] {
-        var w = JSONWriter(capacity: 96 + message.utf8.count)
-        w.beginObject()
-        w.key("error")
-        w.beginObject()
-        w.key("code"); w.string(code.rawValue)
-        w.key("message"); w.string(message)
-        if let line { w.key("line"); w.number(line) }
-        if let index { w.key("index"); w.number(index) }
-        w.endObject()
-        w.endObject()
-        return w.bytes
+        APIBody.encode(APIBody.Failure(code: code.rawValue, message: message, line: line, index: index))
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
@@ -63,8 +53,9 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
         IngestError(.badRequest, problem, line: line)
     }
 
+    /// A wrong point; `line` 0 is a point with no body line (a WebSocket `publish`).
     static func badPoint(_ problem: String, line: Int, index: Int? = nil) -> IngestError {
-        IngestError(.badPoint, problem, line: line, index: index)
+        IngestError(.badPoint, problem, line: line > 0 ? line : nil, index: index)
     }
 
     static func tooLarge(_ problem: String, line: Int? = nil) -> IngestError {

@@ -32,8 +32,10 @@ extension ValidatedBatch {
     /// `upsert` replaces the whole row, so they are read back first).
     /// - Complexity: amortised O(series · log n) per row appended after the last row; O(n) per
     ///   row inserted before the last row of a window that is not full (the store's insert).
+    /// `appliedRow` is called with each row's index once it is in the store (rows skipped for
+    /// being older than a full window are not).
     @discardableResult
-    public func apply(to store: ChartStore) throws -> AppliedBatch {
+    public func apply(to store: ChartStore, appliedRow: (Int) -> Void = { _ in }) throws -> AppliedBatch {
         let existing = series.count - newSeries.count
         guard store.spec.series == Array(series.prefix(existing)), store.spec.xKind == xKind, store.spec.id == chart,
               existing + newSeries.count <= ChartSpec.maxSeries else {
@@ -50,6 +52,7 @@ extension ValidatedBatch {
                 let category = Int(rowXs[r])
                 guard category < spec.categories.count else { continue }
                 for (s, y) in cells(row: r) { store.setValue(y, series: s, category: category) }
+                appliedRow(r)
                 applied.rowsApplied += 1
                 note(rowXs[r], in: &applied)
             }
@@ -70,6 +73,7 @@ extension ValidatedBatch {
                 fill(row: r, into: &values)
                 let change = store.upsert(x: x, values: values)
                 if let evicted = change.evictedBefore { applied.evictedBefore = evicted }
+                appliedRow(r)
                 applied.rowsApplied += 1
                 note(x, in: &applied)
             }

@@ -24,18 +24,7 @@ extension ServerMessage {
             w.key("seq"); w.number(m.seq)
             w.key("x"); m.x.encode(into: &w)
             w.key("y"); Self.encodeY(m.y, into: &w)
-            w.key("series"); w.beginArray()
-            for series in m.series {
-                w.beginObject()
-                w.key("name"); w.string(series.name)
-                w.key("points"); w.beginArray()
-                for point in series.points {
-                    w.beginArray(); w.xValue(point.x); w.number(point.y); w.endArray()
-                }
-                w.endArray()
-                w.endObject()
-            }
-            w.endArray()
+            w.key("series"); SeriesData.encode(m.series, into: &w)
             w.key("selection"); m.selection.encode(into: &w)
         case .append(let m):
             w = JSONWriter(capacity: 128 + 64 * m.points.count)
@@ -116,9 +105,7 @@ extension ServerMessage {
             return .welcome(Welcome(viewer: viewer, charts: try fields.objects("charts", ChartSpec.init(wire:)),
                                     limits: try ProtocolLimits(wire: fields.nested("limits")), protocolVersion: version))
         case "snapshot":
-            let series = try fields.objects("series") { s in
-                SeriesData(name: try s.string("name"), points: try Self.points(s))
-            }
+            let series = try SeriesData.decode(fields)
             return .snapshot(Snapshot(chart: try fields.string("chart"), seq: try fields.integer("seq"),
                                       x: try XAxis(wire: fields.nested("x")), y: try fields.nested("y").range("domain"),
                                       series: series, selection: try Selection(wire: fields.nested("selection"))))
@@ -151,16 +138,6 @@ extension ServerMessage {
         }
     }
 
-    /// A snapshot series' `points`: `[[x, y], …]`.
-    private static func points(_ s: FieldReader) throws -> [DataPoint] {
-        try s.array("points").enumerated().map { index, item in
-            let path = "\(s.path("points"))[\(index)]"
-            guard let pair = item.array, pair.count == 2, let y = pair[1].number, y.isFinite else {
-                throw ProtocolError(.badField, "field \"\(path)\" must be [x, y] with a finite y")
-            }
-            return DataPoint(x: try FieldReader.xValue(pair[0], path: path + "[0]"), y: y)
-        }
-    }
 }
 
 extension XAxis {

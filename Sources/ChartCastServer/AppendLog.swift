@@ -26,6 +26,14 @@ struct AppendLog {
         nextNumber += 1
     }
 
+    /// Drops every frame and moves the numbering past them, so that every viewer's cursor is
+    /// behind the log and it is sent a fresh snapshot (a write too large to send as an append).
+    /// - Complexity: O(capacity).
+    mutating func skipAll() {
+        for i in frames.indices { frames[i] = nil }
+        nextNumber += frames.count
+    }
+
     /// The frame numbered `number`, or nil when it was dropped or does not exist yet.
     /// - Complexity: O(1).
     func frame(_ number: Int) -> OutboundFrame? {

@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import Foundation
 import WebSockets
 
 /// A point-in-time summary of the server, for tests and tools.
@@ -20,6 +21,11 @@ public struct ServerStatistics: Sendable {
     public func pendingBytes(forViewer id: String) -> Int { pendingBytesByViewer[id] ?? 0 }
 }
 
+/// A dashboard file that cannot be served: one line naming the file and the field.
+public struct DashboardFileError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+}
+
 /// The ChartCast server: the demo dashboard's charts, protocol v1 at `/ws`, the page and the
 /// HTTP endpoints, all on one libwebsockets service thread.
 ///
@@ -35,10 +41,11 @@ public final class ChartCastServer {
     private let server: WebSocketServer
     private var started = false
 
-    public init(options: ServerOptions, logger: Logger? = nil) {
+    /// A server for `dashboard`, or for the demo (with its live feeds) when nil.
+    public init(options: ServerOptions, logger: Logger? = nil, dashboard: Dashboard? = nil) {
         self.options = options
         self.logger = logger ?? Logger(level: options.logLevel)
-        core = ServerCore(options: options, logger: self.logger)
+        core = ServerCore(options: options, logger: self.logger, dashboard: dashboard)
         delegate = CoreDelegate(core: core)
         var configuration = WebSocketServerConfiguration(subprotocol: ChartCastServer.subprotocol)
         configuration.host = options.host
@@ -52,6 +59,23 @@ public final class ChartCastServer {
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         self.server = server
         core.isOwningThread = { [weak server] in server?.isServiceThread ?? false }
+        core.runOnServiceThread = { [weak server] work in server?.perform(work) }
+    }
+
+    /// Reads and checks a dashboard file.
+    /// - Throws: `DashboardFileError` with one line naming the file and the field.
+    public static func loadDashboard(at path: String) throws -> Dashboard {
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw DashboardFileError(description: "\(path): cannot be read (\((error as NSError).localizedDescription))")
+        }
+        do {
+            return try Dashboard.parse(bytes)
+        } catch let error as ProtocolError {
+            throw DashboardFileError(description: "\(path): \(error.message)")
+        }
     }
 
     /// Binds, starts the service thread and the demo feeds. Returns the bound port.
@@ -91,7 +115,7 @@ public final class ChartCastServer {
                 viewers: core.viewerCount, framesIn: core.metrics.framesIn, framesOut: core.metrics.framesOut,
                 bytesOut: core.metrics.bytesOut, statesCoalesced: core.metrics.statesCoalesced,
                 snapshotsResent: core.metrics.snapshotsResent, pendingBytesByViewer: pending,
-                seqByChart: Dictionary(uniqueKeysWithValues: core.channels.map { ($0.spec.id, $0.seq) }),
+                seqByChart: Dictionary(uniqueKeysWithValues: core.liveChannels.map { ($0.id, $0.seq) }),
                 errors: Dictionary(uniqueKeysWithValues: core.metrics.errors.map { ($0.key.rawValue, $0.value) }),
                 rssBytes: ServerCore.residentBytes())
         }

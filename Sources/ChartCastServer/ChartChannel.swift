@@ -1,3 +1,4 @@
+import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
 import WebSockets
@@ -8,14 +9,26 @@ import WebSockets
 /// Every change bumps `seq`. An append becomes one frame in the append log; a selection change
 /// replaces the single newest selection frame (state, not events); a snapshot is encoded at most
 /// once per `seq`, whoever asks for it.
+///
+/// A channel sits in one slot of the server's chart list (`index`) for its whole life. Defining
+/// a chart makes a channel with a new `specVersion`; replacing it makes another in the same slot;
+/// removing it leaves the channel in its slot, `isRemoved`, until every viewer has been told.
 /// - Note: service thread only.
 final class ChartChannel {
     let index: Int
-    let spec: ChartSpec
     let store: ChartStore
     let engine: SelectionEngine
+    /// Identifies this definition of the chart: unique per server, never 0 (a viewer's cursor
+    /// with version 0 knows no chart in the slot).
+    let specVersion: Int
+    /// Set once the chart was removed; the slot then only tells viewers so.
+    private(set) var isRemoved = false
 
-    private(set) var seq = 0
+    /// The chart's spec; its series grow when data names a new one.
+    var spec: ChartSpec { store.spec }
+    var id: String { store.spec.id }
+
+    private(set) var seq: Int
     private(set) var appendLog: AppendLog
     /// The newest `selection` message, nil until the first change.
     private(set) var selectionFrame: OutboundFrame?
@@ -27,16 +40,37 @@ final class ChartChannel {
     private var sentX: XAxis
     private var sentY: ClosedRange<Double>
     private var snapshotCache: (seq: Int, frame: OutboundFrame)?
+    private var chartFrameCache: (series: Int, frame: OutboundFrame)?
+    /// The `chart_removed` message, once removed.
+    private(set) var removedFrame: OutboundFrame?
 
-    /// A channel over `store`, whose data is already loaded.
-    init(index: Int, store: ChartStore, appendLogCapacity: Int) {
+    /// A channel over `store`, whose data is already loaded; `seq` starts at `seq` (a replaced
+    /// chart continues its predecessor's count).
+    init(index: Int, store: ChartStore, appendLogCapacity: Int, specVersion: Int, seq: Int = 0) {
         self.index = index
-        self.spec = store.spec
         self.store = store
         self.engine = SelectionEngine(store: store)
         self.appendLog = AppendLog(capacity: appendLogCapacity)
+        self.specVersion = specVersion
+        self.seq = seq
         self.sentX = ChartChannel.xAxis(of: store)
         self.sentY = ChartChannel.yRange(of: store)
+    }
+
+    /// The `chart` message announcing this definition (re-encoded when data added series).
+    func chartFrame() -> OutboundFrame {
+        if let cached = chartFrameCache, cached.series == spec.series.count { return cached.frame }
+        let frame = OutboundFrame(textBytes: ServerMessage.chart(spec).encode())
+        chartFrameCache = (spec.series.count, frame)
+        return frame
+    }
+
+    /// Marks the chart removed: from now on viewers that knew it are sent `chart_removed`.
+    func markRemoved() {
+        isRemoved = true
+        removedFrame = OutboundFrame(textBytes: ServerMessage.chartRemoved(id).encode())
+        snapshotCache = nil
+        selectionFrame = nil
     }
 
     /// The chart's state as a `snapshot` message.
@@ -53,7 +87,7 @@ final class ChartChannel {
             }
             series.append(SeriesData(name: name, points: points))
         }
-        return ServerMessage.Snapshot(chart: spec.id, seq: seq, x: sentX, y: sentY, series: series,
+        return ServerMessage.Snapshot(chart: id, seq: seq, x: sentX, y: sentY, series: series,
                                       selection: engine.selection)
     }
 
@@ -71,7 +105,7 @@ final class ChartChannel {
         seq += 1
         selectionVersion += 1
         selectionChangedAt = now
-        let update = ServerMessage.SelectionUpdate(chart: spec.id, seq: seq, ref: ref, selection: engine.selection)
+        let update = ServerMessage.SelectionUpdate(chart: id, seq: seq, ref: ref, selection: engine.selection)
         selectionFrame = OutboundFrame(textBytes: ServerMessage.selection(update).encode())
     }
 
@@ -101,11 +135,49 @@ final class ChartChannel {
         return true
     }
 
+    /// Writes bigger than this reach viewers as a fresh snapshot rather than one huge `append`.
+    static let maxAppendPoints = 10_000
+
+    /// Applies a validated write (new series first): one `append` listing every applied point
+    /// (or a snapshot for everyone when the write is larger than `maxAppendPoints`), and the
+    /// selection brought up to date. Returns whether the selection changed too.
+    /// - Throws: `StoreMismatch` (nothing applied) when the batch does not fit the store.
+    /// - Complexity: O(points · (series + log n)).
+    @discardableResult
+    func apply(_ batch: ValidatedBatch, now: UInt64) throws -> Bool {
+        let listPoints = batch.accepted <= ChartChannel.maxAppendPoints
+        var points: [SeriesPoint] = []
+        if listPoints { points.reserveCapacity(batch.accepted) }
+        let categories = spec.categories, isCategory = spec.xKind == .category
+        let applied = try batch.apply(to: store) { row in
+            guard listPoints else { return }
+            let x = batch.x(row: row)
+            let xValue: XValue = isCategory ? .category(categories[Int(x)]) : .number(x)
+            for (series, y) in batch.cells(row: row) {
+                points.append(SeriesPoint(series: self.store.spec.series[series], x: xValue, y: y))
+            }
+        }
+        if listPoints {
+            logAppend(points, evictBefore: applied.evictedBefore)
+        } else {
+            seq += 1
+            appendLog.skipAll()   // every viewer is behind the log now: each gets the snapshot
+            sentX = ChartChannel.xAxis(of: store)
+            sentY = ChartChannel.yRange(of: store)
+        }
+        let change = StoreChange(insertedX: applied.xRange?.lowerBound, insertedUpTo: applied.xRange?.upperBound,
+                                 evictedBefore: applied.evictedBefore, xDomainChanged: applied.xDomainChanged,
+                                 yDomainChanged: applied.yDomainChanged)
+        let changed = isCategory ? engine.valuesDidChange(category: 0) : engine.dataDidChange(change)
+        if changed { selectionDidChange(ref: nil, now: now) }
+        return changed
+    }
+
     /// Bumps `seq` and logs one encoded `append`, with the domains when they moved.
     private func logAppend(_ points: [SeriesPoint], evictBefore: Double?) {
         seq += 1
         let x = ChartChannel.xAxis(of: store), y = ChartChannel.yRange(of: store)
-        let append = ServerMessage.Append(chart: spec.id, seq: seq, points: points, evictBefore: evictBefore,
+        let append = ServerMessage.Append(chart: id, seq: seq, points: points, evictBefore: evictBefore,
                                           x: x != sentX ? x : nil, y: y != sentY ? y : nil)
         sentX = x
         sentY = y

@@ -10,14 +10,21 @@ import ChartEngine
 struct DemoFeeds {
     private var random: SplitMix64
     private var temperatureDay = 30
+    /// The demo charts' definitions the feeds write to: a chart replaced or removed through the
+    /// API is left alone.
+    private let fed: Set<Int>
 
-    init(seed: UInt64 = 2022) { random = SplitMix64(seed: seed) }
+    /// Feeds for the demo charts among `channels`.
+    init(feeding channels: [ChartChannel], seed: UInt64 = 2022) {
+        random = SplitMix64(seed: seed)
+        fed = Set(channels.map(\.specVersion))
+    }
 
     /// Advances every live chart by one step. A selection that the new data changes (a range
     /// recomputed, a pin evicted) is re-encoded by its channel; the caller wakes the viewers.
     mutating func tick(_ channels: [ChartChannel], now: UInt64) {
-        for channel in channels {
-            switch channel.spec.id {
+        for channel in channels where !channel.isRemoved && fed.contains(channel.specVersion) {
+            switch channel.id {
             case "workouts": walk(channel, step: 8, range: 5...90, now: now)
             case "expenses": walk(channel, step: 45, range: 100...700, now: now)
             case "intake":

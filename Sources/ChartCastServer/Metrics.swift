@@ -13,6 +13,8 @@ struct Metrics {
     var snapshotsResent = 0
     var connectionsTotal = 0
     var personalFramesDropped = 0
+    /// Points accepted by writes (HTTP and publish).
+    var pointsWritten = 0
     var errors: [ErrorCode: Int] = [:]
     /// Seconds from a selection change to its write to a viewer.
     var eventToWrite = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
@@ -35,6 +37,8 @@ struct Metrics {
                "Snapshots sent again to viewers that fell behind the append log.", [("", "\(snapshotsResent)")])
         metric("chartcast_personal_frames_dropped_total", "counter",
                "Per-viewer frames (errors) dropped because the viewer was not reading.", [("", "\(personalFramesDropped)")])
+        metric("chartcast_points_written_total", "counter", "Points accepted by writes (HTTP and publish).",
+               [("", "\(pointsWritten)")])
         metric("chartcast_errors_total", "counter", "Protocol errors sent, by code.",
                ErrorCode.allCases.map { ("{code=\"\($0.rawValue)\"}", "\(errors[$0, default: 0])") })
         metric("chartcast_chart_seq", "gauge", "Current sequence number of each chart.",

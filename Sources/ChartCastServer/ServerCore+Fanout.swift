@@ -64,10 +64,13 @@ extension ServerCore {
         return false
     }
 
-    /// True when `cursor` has nothing to send on `channel`: no snapshot owed, no unsent append,
-    /// no unseen selection. When false, `nextFrame(of:for:)` returns a frame.
+    /// True when `cursor` has nothing to send on `channel`: the viewer knows this definition of
+    /// the chart (or, once removed, that it is gone), and no snapshot is owed, no append unsent,
+    /// no selection unseen. When false, `nextFrame(of:for:)` returns a frame.
     private func isUpToDate(_ cursor: Session.Cursor, on channel: ChartChannel) -> Bool {
-        !cursor.needsSnapshot && cursor.nextAppend >= channel.appendLog.nextNumber
+        if channel.isRemoved { return cursor.specVersion == 0 }
+        return cursor.specVersion == channel.specVersion && !cursor.needsSnapshot
+            && cursor.nextAppend >= channel.appendLog.nextNumber
             && (cursor.selectionVersion == channel.selectionVersion || channel.selectionFrame == nil)
     }
 
@@ -76,6 +79,17 @@ extension ServerCore {
         if isUpToDate(session.cursors[channel.index], on: channel) { return nil }
         var cursor = session.cursors[channel.index]
         defer { session.cursors[channel.index] = cursor }
+        if channel.isRemoved {
+            // Told once; the slot's viewport and cursor are forgotten with the chart.
+            cursor = Session.Cursor()
+            session.viewports[channel.index] = nil
+            return channel.removedFrame
+        }
+        if cursor.specVersion != channel.specVersion {
+            // A chart defined or replaced since: its spec, then (next pull) its snapshot.
+            cursor = Session.Cursor(specVersion: channel.specVersion)
+            return channel.chartFrame()
+        }
         if !cursor.needsSnapshot, cursor.nextAppend < channel.appendLog.oldestNumber {
             cursor.needsSnapshot = true   // fell off the log: a fresh snapshot, never a backlog
         }

@@ -4,24 +4,6 @@ import Foundation
 import WebSockets
 
 extension ServerCore {
-    /// The dynamic HTTP endpoints; nil lets the static page (or a 404) answer.
-    /// - Note: service thread only.
-    func respond(to request: HTTPRequest) -> HTTPResponse? {
-        assertOwningThread()
-        guard request.method == "GET" || request.method == "HEAD" else { return nil }
-        switch request.path {
-        case "/healthz":
-            return .text("ok")
-        case "/api/charts":
-            return .json(ChartSpec.encodeList(channels.map(\.spec)))
-        case "/metrics":
-            let body = metrics.render(viewers: viewerCount, charts: channels, rssBytes: ServerCore.residentBytes())
-            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(body.utf8))
-        default:
-            return nil
-        }
-    }
-
     /// This process's resident set size from `/proc/self/statm`, nil where unavailable.
     static func residentBytes() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
@@ -49,7 +31,10 @@ final class CoreDelegate: WebSocketServerDelegate {
         core.nextFrame(for: connection)
     }
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
-        core.respond(to: request)
+        var answer: APIResponse?
+        let handled = core.handleAPI(APIRequest(method: request.method, path: request.path, query: request.query)) { answer = $0 }
+        guard handled, let answer else { return nil }
+        return HTTPResponse(status: answer.status, contentType: answer.contentType, body: answer.body)
     }
     func webSocketServerDidFinishServicePass(_ server: WebSocketServer) { core.finishServicePass() }
 }

@@ -1,3 +1,4 @@
+import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
 import WebSockets
@@ -79,8 +80,8 @@ extension ServerCore {
                 channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAtEndOfPass()
             }
-        case .publish:
-            throw ProtocolError(.forbidden, "this connection may not publish")
+        case .publish(let publish):
+            try self.publish(publish, from: session, now: now)
         case .key(let input):
             let channel = try channel(input.chart)
             if channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,
@@ -88,6 +89,35 @@ extension ServerCore {
                 channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAtEndOfPass()
             }
+        }
+    }
+
+    /// A `publish`: the points validated like an HTTP write (all or nothing), applied, and an
+    /// `ack` with the chart's new `seq` for the publisher.
+    private func publish(_ publish: ClientMessage.Publish, from session: Session, now: UInt64) throws {
+        guard session.canWrite else {
+            throw ProtocolError(.forbidden, options.writeToken == nil
+                ? "only connections from loopback may publish (start chartcast with --write-token to allow others)"
+                : "this connection may not publish: connect with Authorization: Bearer <write token>")
+        }
+        let channel = try channel(publish.chart)
+        let rows = publish.points.map { point -> PublishedRow in
+            switch point.x {
+            case .number(let x): return PublishedRow(series: point.series, x: .number(x), y: point.y)
+            case .category(let text): return PublishedRow(series: point.series, x: .string(text), y: point.y)
+            }
+        }
+        do {
+            let validated = try PointBatch(published: rows).validate(against: channel.spec)
+            let seq = try apply(validated, to: channel, now: now)
+            let ack = ServerMessage.ack(.init(ref: publish.ref, seq: seq, accepted: validated.accepted))
+            if session.enqueuePersonal(OutboundFrame(textBytes: ack.encode())) {
+                session.connection.requestWrite()
+            } else {
+                metrics.personalFramesDropped += 1
+            }
+        } catch let error as IngestError {
+            throw ProtocolError(.badPoint, error.message)
         }
     }
 }

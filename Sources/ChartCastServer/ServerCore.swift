@@ -28,10 +28,26 @@ final class ServerCore {
 
     let options: ServerOptions
     let logger: Logger
-    let channels: [ChartChannel]
-    let channelsByID: [String: ChartChannel]
-    var feeds = DemoFeeds()
+    /// The chart slots, in dashboard order: every channel ever defined that viewers may still
+    /// need to hear about. A removed chart stays in its slot (`isRemoved`) until every viewer
+    /// that knew it was told; sessions keep their per-chart state by slot.
+    private(set) var channels: [ChartChannel]
+    /// The live charts by id.
+    private(set) var channelsByID: [String: ChartChannel]
+    /// The dashboard's title (`GET /api/dashboard`).
+    var dashboardTitle: String
+    /// The demo's live data, when the demo is served.
+    var feeds: DemoFeeds?
     var metrics = Metrics()
+    /// Who may write (HTTP writes, `publish`).
+    let writeAccess: WriteAccess
+    /// Answers kept by `Idempotency-Key`.
+    let idempotency = IdempotencyCache<APIResponse>()
+    /// Hands work back to the service thread (`WebSocketServer.perform`); runs it at once until
+    /// a server is attached (tests drive the core directly).
+    var runOnServiceThread: (@escaping () -> Void) -> Void = { $0() }
+    /// The last `specVersion` handed out (`ChartChannel.specVersion`).
+    private var specVersionCounter = 0
     /// Whether the caller may touch the core (see `assertOwningThread`): the server's service
     /// thread once `ChartCastServer` attached one, until then the thread that created the core.
     var isOwningThread: () -> Bool
@@ -52,16 +68,61 @@ final class ServerCore {
     /// A selection changed this pass: wake everyone at its end (`finishServicePass`).
     private var wakePending = false
 
-    init(options: ServerOptions, logger: Logger) {
+    /// A core serving `dashboard`, or the demo (with its live feeds) when nil.
+    init(options: ServerOptions, logger: Logger, dashboard: Dashboard? = nil) {
         self.options = options
         self.logger = logger
-        channels = DemoDashboard.makeStores(window: options.window).enumerated().map { index, store in
-            ChartChannel(index: index, store: store, appendLogCapacity: ServerCore.appendLogCapacity)
+        self.writeAccess = WriteAccess(token: options.writeToken)
+        let stores: [ChartStore]
+        if let dashboard {
+            stores = dashboard.charts.map { ChartStore(spec: $0) }
+            dashboardTitle = dashboard.title
+        } else {
+            stores = DemoDashboard.makeStores(window: options.window)
+            dashboardTitle = DemoDashboard.title
         }
-        channelsByID = Dictionary(uniqueKeysWithValues: channels.map { ($0.spec.id, $0) })
+        channels = stores.enumerated().map { index, store in
+            ChartChannel(index: index, store: store, appendLogCapacity: ServerCore.appendLogCapacity, specVersion: index + 1)
+        }
+        specVersionCounter = channels.count
+        channelsByID = Dictionary(uniqueKeysWithValues: channels.map { ($0.id, $0) })
+        feeds = dashboard == nil ? DemoFeeds(feeding: channels) : nil
         departedSelections = Array(repeating: nil, count: channels.count)
         isOwningThread = ServerCore.isCurrentThread(ServerCore.currentThread())
     }
+
+    /// A new `specVersion` for a chart being defined.
+    func nextSpecVersion() -> Int {
+        specVersionCounter += 1
+        return specVersionCounter
+    }
+
+    /// Puts `channel` in its slot, replacing the slot's previous channel (which the caller marked
+    /// removed), or in a new slot at the end, growing every session's cursors.
+    /// - Complexity: O(1), or O(viewers) for a new slot.
+    func install(_ channel: ChartChannel) {
+        if channel.index == channels.count {
+            channels.append(channel)
+            departedSelections.append(nil)
+            for session in roster { session.growSlots(to: channels.count) }
+        } else {
+            channels[channel.index] = channel
+            departedSelections[channel.index] = nil
+        }
+        channelsByID[channel.id] = channel
+    }
+
+    /// Takes the live chart `id` out of the dashboard: its channel stays in its slot, removed,
+    /// until every viewer that knew it has been told.
+    func uninstall(_ id: String) -> ChartChannel? {
+        guard let channel = channelsByID.removeValue(forKey: id) else { return nil }
+        channel.markRemoved()
+        return channel
+    }
+
+    /// The live charts, in dashboard order.
+    /// - Complexity: O(slots).
+    var liveChannels: [ChartChannel] { channels.filter { !$0.isRemoved } }
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -72,7 +133,8 @@ final class ServerCore {
     /// One demo feed step: appends and category updates for every live chart.
     func tick() {
         assertOwningThread()
-        feeds.tick(channels, now: ServerCore.now())
+        guard feeds != nil else { return }
+        feeds?.tick(channels, now: ServerCore.now())
         wakeAll()
     }
 
@@ -113,13 +175,15 @@ final class ServerCore {
         viewerCounter += 1
         let info = ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
                               color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
-        let session = Session(connection: connection, info: info, chartCount: channels.count,
+        let cursors = channels.map { Session.Cursor(specVersion: $0.isRemoved ? 0 : $0.specVersion) }
+        let session = Session(connection: connection, info: info, cursors: cursors,
                               rateLimiter: RateLimiter(rate: ServerCore.limits.messagesPerSecond,
-                                                       burst: ServerCore.limits.messageBurst, now: ServerCore.now()))
+                                                       burst: ServerCore.limits.messageBurst, now: ServerCore.now()),
+                              canWrite: writeAccess.permits(authorization: connection.authorization, peerIP: connection.peerIP))
         connection.userData = session
         roster.append(session)
         metrics.connectionsTotal += 1
-        let welcome = ServerMessage.Welcome(viewer: info, charts: channels.map(\.spec), limits: ServerCore.limits)
+        let welcome = ServerMessage.Welcome(viewer: info, charts: liveChannels.map(\.spec), limits: ServerCore.limits)
         session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(welcome).encode()))
         viewersDirty = true
         logger.info("viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")

@@ -10,6 +10,9 @@ import WebSockets
 final class Session: RosterMember {
     /// How far a viewer has been served on one chart.
     struct Cursor {
+        /// The definition of the slot's chart this viewer was told about (`welcome` or a `chart`
+        /// message); 0 when it knows no chart there (none yet, or told of its removal).
+        var specVersion = 0
         /// The viewer needs the whole chart (first contact, or it fell off the append log).
         var needsSnapshot = true
         /// Whether a snapshot has been sent before (a second one is a resend to a lagging viewer).
@@ -31,18 +34,33 @@ final class Session: RosterMember {
     var nextChart = 0
     var viewersVersion = -1
     let rateLimiter: RateLimiter
+    /// Whether this connection may `publish` (write token presented, or a loopback peer when no
+    /// token is configured), decided at the handshake.
+    let canWrite: Bool
     /// Set after a fatal error: only personal frames are still sent, then the connection closes.
     var closing = false
     /// This viewer's slot on the server's roster.
     var rosterSlot = -1
     private var personal = FIFOQueue<OutboundFrame>()
 
-    init(connection: ViewerConnection, info: ViewerInfo, chartCount: Int, rateLimiter: RateLimiter) {
+    /// A session with one cursor per chart slot.
+    init(connection: ViewerConnection, info: ViewerInfo, cursors: [Cursor], rateLimiter: RateLimiter, canWrite: Bool) {
         self.connection = connection
         self.info = info
-        self.viewports = Array(repeating: nil, count: chartCount)
-        self.cursors = Array(repeating: Cursor(), count: chartCount)
+        self.viewports = Array(repeating: nil, count: cursors.count)
+        self.cursors = cursors
         self.rateLimiter = rateLimiter
+        self.canWrite = canWrite
+    }
+
+    /// Adds cursors and viewports for chart slots added since (a cursor of version 0: the chart
+    /// in the slot is announced with a `chart` message).
+    /// - Complexity: O(new slots).
+    func growSlots(to count: Int) {
+        while cursors.count < count {
+            cursors.append(Cursor())
+            viewports.append(nil)
+        }
     }
 
     /// Queues a frame for this viewer alone. Returns false (frame dropped) when the queue is full.

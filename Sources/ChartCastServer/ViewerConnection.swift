@@ -14,6 +14,23 @@ protocol ViewerConnection: AnyObject {
     func requestWrite()
     /// Close after the frames already handed out, with a WebSocket close code.
     func close(code: UInt16, reason: String)
+    /// The `Authorization` header of the handshake, if it had one (a publisher's token).
+    var authorization: String? { get }
+}
+
+extension ViewerConnection {
+    /// The peer's IP address: `remoteAddress` without its port (`127.0.0.1:53422` → `127.0.0.1`,
+    /// `[::1]:53422` → `::1`).
+    var peerIP: String {
+        let address = remoteAddress
+        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<close])
+        }
+        guard let colon = address.lastIndex(of: ":") else { return address }
+        return String(address[..<colon])
+    }
+
+    var authorization: String? { nil }
 }
 
 extension WebSocketConnection: ViewerConnection {}

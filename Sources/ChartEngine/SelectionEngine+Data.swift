@@ -34,8 +34,9 @@ extension SelectionEngine {
     /// Whether a range with ends `a`, `b` can differ after `change`.
     private func rangeAffected(by change: StoreChange, a: Double, b: Double) -> Bool {
         if change.evictedBefore != nil || change.xDomainChanged { return true }
-        guard let x = change.insertedX else { return false }
+        guard let lo = change.insertedX else { return false }
         if store.spec.xKind == .category { return true }
-        return x >= Swift.min(a, b) && x <= Swift.max(a, b)
+        let hi = change.insertedUpTo ?? lo
+        return hi >= Swift.min(a, b) && lo <= Swift.max(a, b)
     }
 }

@@ -2,7 +2,10 @@
 /// to `SelectionEngine.dataDidChange(_:)`.
 public struct StoreChange: Equatable, Sendable {
     /// The x that was inserted or replaced (category charts: the category index); `nil` if none.
+    /// For a batch of rows, the smallest such x (`insertedUpTo` is the largest).
     public var insertedX: Double?
+    /// For a batch of rows, the largest x inserted or replaced; `nil` for a single row.
+    public var insertedUpTo: Double?
     /// When rows left the rolling window: every remaining row has `x >= evictedBefore`, and every
     /// evicted row had a smaller x. `nil` when nothing was evicted.
     public var evictedBefore: Double?
@@ -12,9 +15,10 @@ public struct StoreChange: Equatable, Sendable {
     public var yDomainChanged: Bool
 
     /// Creates a change description.
-    public init(insertedX: Double? = nil, evictedBefore: Double? = nil,
+    public init(insertedX: Double? = nil, insertedUpTo: Double? = nil, evictedBefore: Double? = nil,
                 xDomainChanged: Bool = false, yDomainChanged: Bool = false) {
         self.insertedX = insertedX
+        self.insertedUpTo = insertedUpTo
         self.evictedBefore = evictedBefore
         self.xDomainChanged = xDomainChanged
         self.yDomainChanged = yDomainChanged

@@ -1,3 +1,4 @@
+import ChartCastProtocol
 import ChartCastServer
 import Dispatch
 import Foundation
@@ -20,12 +21,22 @@ if options.webRoot == nil {
                                                    workingDirectory: FileManager.default.currentDirectoryPath)
 }
 
+var dashboard: Dashboard? = nil
+if let path = options.dashboard {
+    do {
+        dashboard = try ChartCastServer.loadDashboard(at: path)
+    } catch {
+        FileHandle.standardError.write("chartcast: \(error)\n".data(using: .utf8)!)
+        exit(2)
+    }
+}
+
 let logger = Logger(level: options.logLevel)
 logger.captureLibWebsocketsLogs()
 if options.webRoot == nil {
     logger.warn("no web/ directory found beside the executable or in the working directory; serving no page (use --web-root)")
 }
-let server = ChartCastServer(options: options, logger: logger)
+let server = ChartCastServer(options: options, logger: logger, dashboard: dashboard)
 let port: Int
 do {
     port = try server.start()
@@ -35,7 +46,9 @@ do {
     exit(1)
 }
 let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
-logger.info("ChartCast listening on http://\(shownHost):\(port)/ (WebSocket /ws, page \(options.webRoot ?? "none"), tick \(options.tick)s, window \(options.window))")
+let served = dashboard.map { "dashboard \(options.dashboard ?? "") (\($0.charts.count) charts)" } ?? "the demo dashboard (tick \(options.tick)s, window \(options.window))"
+let writers = options.writeToken == nil ? "writes from loopback only" : "writes need the write token"
+logger.info("ChartCast listening on http://\(shownHost):\(port)/ (WebSocket /ws, API /api, page \(options.webRoot ?? "none")); serving \(served); \(writers)")
 
 var signalSources: [DispatchSourceSignal] = []
 for signalNumber in [SIGINT, SIGTERM] {

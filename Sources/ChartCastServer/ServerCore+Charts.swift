@@ -1,0 +1,106 @@
+import ChartCastIngest
+import ChartCastProtocol
+import ChartEngine
+import WebSockets
+
+extension ServerCore {
+    /// What defining a chart did.
+    enum Definition: Equatable {
+        /// A new chart (HTTP 201).
+        case created
+        /// An existing chart replaced (HTTP 200); `keptData` when x kind and categories matched.
+        case replaced(keptData: Bool)
+    }
+
+    /// Defines or replaces a chart from a validated spec. Viewers are sent `chart` and then a
+    /// `snapshot` (`nextFrame`); a replaced chart's selections end. Replacing keeps the data when
+    /// the x kind and categories stay the same (series the new spec does not list are kept too,
+    /// up to 32; the new window applies).
+    /// - Complexity: O(points) to carry data over, plus O(viewers) when a new slot is added.
+    /// - Note: service thread only.
+    @discardableResult
+    func define(_ spec: ChartSpec) -> Definition {
+        assertOwningThread()
+        let store = ChartStore(spec: spec)
+        let definition: Definition
+        let slot: Int
+        var seq = 0
+        if let old = channelsByID[spec.id] {
+            let keep = old.spec.xKind == spec.xKind && old.spec.categories == spec.categories
+            if keep { ServerCore.copyData(from: old.store, to: store) }
+            slot = old.index
+            seq = old.seq + 1
+            old.markRemoved()
+            definition = .replaced(keptData: keep)
+        } else {
+            slot = freeSlot()
+            definition = .created
+        }
+        let channel = ChartChannel(index: slot, store: store, appendLogCapacity: ServerCore.appendLogCapacity,
+                                   specVersion: nextSpecVersion(), seq: seq)
+        install(channel)
+        logger.info("chart \(spec.id) \(definition == .created ? "created" : "replaced")")
+        wakeAtEndOfPass()
+        return definition
+    }
+
+    /// Removes a chart: viewers that knew it are sent `chart_removed`, its selections end.
+    /// Returns false for an unknown id.
+    /// - Note: service thread only.
+    @discardableResult
+    func remove(chart id: String) -> Bool {
+        assertOwningThread()
+        guard let channel = uninstall(id) else { return false }
+        logger.info("chart \(id) removed")
+        wakeAtEndOfPass()
+        return true
+    }
+
+    /// A slot for a new chart: a removed chart's slot once no viewer still needs to hear of its
+    /// removal, else a new one at the end.
+    /// - Complexity: O(slots + viewers × removed slots).
+    private func freeSlot() -> Int {
+        for channel in channels where channel.isRemoved {
+            if roster.allSatisfy({ $0.cursors[channel.index].specVersion == 0 }) { return channel.index }
+        }
+        return channels.count
+    }
+
+    /// Carries the rows of `old` into `new` (same x kind and categories), series by name.
+    private static func copyData(from old: ChartStore, to new: ChartStore) {
+        let indices = old.spec.series.map { new.addSeries($0) }
+        if old.spec.xKind == .category {
+            for row in 0..<old.count {
+                for (s, target) in indices.enumerated() {
+                    if let target, let y = old.y(series: s, at: row) { new.setValue(y, series: target, category: row) }
+                }
+            }
+            return
+        }
+        var values = [Double?](repeating: nil, count: new.spec.series.count)
+        for row in 0..<old.count {
+            for i in values.indices { values[i] = nil }
+            for (s, target) in indices.enumerated() {
+                if let target { values[target] = old.y(series: s, at: row) }
+            }
+            new.upsert(x: old.xNumber(at: row), values: values)
+        }
+    }
+
+    // MARK: Writes
+
+    /// Applies validated points to a live chart: one `append` to every viewer (or, for a write
+    /// bigger than `maxAppendPoints`, a fresh snapshot instead), the selection brought up to
+    /// date. Returns the chart's `seq` after the write.
+    /// - Throws: `StoreMismatch` when the batch was validated against another state of the chart
+    ///   (nothing applied).
+    /// - Note: service thread only.
+    @discardableResult
+    func apply(_ batch: ValidatedBatch, to channel: ChartChannel, now: UInt64 = ServerCore.now()) throws -> Int {
+        assertOwningThread()
+        try channel.apply(batch, now: now)
+        wakeAtEndOfPass()
+        metrics.pointsWritten += batch.accepted
+        return channel.seq
+    }
+}
