@@ -31,7 +31,8 @@ struct AppendLog {
     /// - Complexity: O(capacity).
     mutating func skipAll() {
         for i in frames.indices { frames[i] = nil }
-        nextNumber += frames.count
+        // One past a full ring: even a cursor that was up to date is now older than the oldest.
+        nextNumber += frames.count + 1
     }
 
     /// The frame numbered `number`, or nil when it was dropped or does not exist yet.

@@ -38,16 +38,10 @@ final class ShutdownIntegrationTests: XCTestCase {
 
     /// The real executable: SIGTERM → exit status 0 within a second; a taken port → non-zero and a clear message.
     func testExecutableExitsZeroOnSIGTERMAndExplainsATakenPort() throws {
-        // The test runner lives in the build directory beside the executables.
-        let buildDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let binary = buildDirectory.appendingPathComponent("chartcast")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            return XCTFail("build the chartcast executable first (swift build --product chartcast): \(binary.path)")
-        }
-        let first = try launch(binary, ["--port", "0", "--log-level", "info"])
-        let port = try waitForPort(first)
+        let first = try LaunchedServer(["--port", "0", "--log-level", "info"])
+        let port = try first.waitForPort()
         let viewer = try TestViewer(port: port)
-        let second = try launch(binary, ["--port", "\(port)"])
+        let second = try LaunchedServer(["--port", "\(port)"])
         second.process.waitUntilExit()
         XCTAssertNotEqual(second.process.terminationStatus, 0)
         let complaint = String(decoding: second.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -64,37 +58,5 @@ final class ShutdownIntegrationTests: XCTestCase {
             do { _ = try viewer.client.receive(timeout: 0.2) } catch WebSocketError.closed { break } catch WebSocketError.timeout { continue }
         }
         XCTAssertEqual(viewer.client.closeCode, 1001)
-    }
-
-    private struct Launched { let process: Process; let stderr: Pipe }
-
-    private func launch(_ binary: URL, _ arguments: [String]) throws -> Launched {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = [:]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return Launched(process: process, stderr: stderr)
-    }
-
-    /// Reads the "listening on http://127.0.0.1:PORT/" log line.
-    private func waitForPort(_ launched: Launched) throws -> Int {
-        var text = ""
-        let handle = launched.stderr.fileHandleForReading
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let data = handle.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
-                let match = text[range]
-                let digits = match.split(separator: ":").last?.dropLast() ?? ""
-                if let port = Int(digits) { return port }
-            }
-        }
-        throw TestFailure("chartcast did not report its port: \(text)")
     }
 }

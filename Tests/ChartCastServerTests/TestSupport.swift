@@ -135,3 +135,58 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+
+/// The real `chartcast` executable, started for one test (it lives beside the test runner in
+/// the build directory).
+struct LaunchedServer {
+    let process: Process
+    let stderr: Pipe
+
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chartcast")
+    }
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        guard FileManager.default.isExecutableFile(atPath: LaunchedServer.binary.path) else {
+            throw TestFailure("build the chartcast executable first (swift build --product chartcast): \(LaunchedServer.binary.path)")
+        }
+        process = Process()
+        process.executableURL = LaunchedServer.binary
+        process.arguments = arguments
+        process.environment = environment
+        stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Reads the "listening on http://127.0.0.1:PORT/" log line.
+    func waitForPort() throws -> Int {
+        var text = ""
+        let handle = stderr.fileHandleForReading
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
+                let match = text[range]
+                let digits = match.split(separator: ":").last?.dropLast() ?? ""
+                if let port = Int(digits) { return port }
+            }
+        }
+        throw TestFailure("chartcast did not report its port: \(text)")
+    }
+
+    /// Waits for the process to end and returns its exit status and everything it wrote to stderr.
+    func finish() -> (status: Int32, stderr: String) {
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    /// SIGTERM, then wait.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}

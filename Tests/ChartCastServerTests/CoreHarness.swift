@@ -1,0 +1,102 @@
+import ChartCastProtocol
+import ChartEngine
+import Dispatch
+import Foundation
+import WebSockets
+import XCTest
+@testable import ChartCastServer
+
+/// A `ServerCore` driven from the test's thread, without sockets: API requests answered through
+/// `handleAPI` (work handed back from the ingest workers runs on the test thread, as it would on
+/// the service thread), viewers as in-memory connections whose frames are pulled like a
+/// writable socket would.
+final class CoreHarness {
+    final class Connection: ViewerConnection {
+        let id: Int
+        let remoteAddress: String
+        let authorization: String?
+        var userData: AnyObject?
+        var writeRequests = 0
+        var closedWith: UInt16?
+        init(id: Int, remoteAddress: String, authorization: String?) {
+            self.id = id
+            self.remoteAddress = remoteAddress
+            self.authorization = authorization
+        }
+        func requestWrite() { writeRequests += 1 }
+        func close(code: UInt16, reason: String) { closedWith = code }
+    }
+
+    let core: ServerCore
+    private let lock = NSLock()
+    private var handedBack: [() -> Void] = []
+    private var nextID = 0
+
+    init(options: ServerOptions = ServerOptions(port: 0, logLevel: .error), dashboard: Dashboard? = nil) {
+        core = ServerCore(options: options, logger: Logger(level: .error), dashboard: dashboard)
+        core.runOnServiceThread = { [unowned self] work in
+            self.lock.lock()
+            self.handedBack.append(work)
+            self.lock.unlock()
+        }
+    }
+
+    /// Runs what workers handed back, until `done` or the timeout.
+    private func runHandedBack(until done: () -> Bool, timeout: Double = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !done() && Date() < deadline {
+            lock.lock()
+            let batch = handedBack
+            handedBack.removeAll()
+            lock.unlock()
+            if batch.isEmpty { Thread.sleep(forTimeInterval: 0.001) }
+            for work in batch { work() }
+        }
+    }
+
+    /// The API's answer to `request` (waiting for the worker when there is a body to parse).
+    func api(_ method: String, _ path: String, query: String? = nil, headers: [String: String] = [:],
+             body: [UInt8] = [], peer: String = "127.0.0.1") throws -> APIResponse {
+        var answer: APIResponse?
+        let request = APIRequest(method: method, path: path, query: query, headers: headers, body: body, peerIP: peer)
+        guard core.handleAPI(request, reply: { answer = $0 }) else { throw TestFailure("\(path) is not an API path") }
+        runHandedBack(until: { answer != nil })
+        core.finishServicePass()
+        guard let answer else { throw TestFailure("no answer to \(method) \(path)") }
+        return answer
+    }
+
+    func api(_ method: String, _ path: String, json: String, headers: [String: String] = [:], peer: String = "127.0.0.1") throws -> APIResponse {
+        try api(method, path, headers: ["content-type": "application/json"].merging(headers) { $1 }, body: Array(json.utf8), peer: peer)
+    }
+
+    /// A viewer that has read its welcome and snapshots.
+    func viewer(peer: String = "127.0.0.1", authorization: String? = nil) throws -> Connection {
+        nextID += 1
+        let connection = Connection(id: nextID, remoteAddress: "\(peer):\(40_000 + nextID)", authorization: authorization)
+        core.open(connection)
+        _ = try drain(connection)
+        return connection
+    }
+
+    func send(_ message: ClientMessage, from connection: Connection) {
+        core.receive(.text(message.encode()), from: connection)
+        core.finishServicePass()
+    }
+
+    /// Every frame the core has for `connection`, decoded, pulled as a writable socket would.
+    func drain(_ connection: Connection) throws -> [ServerMessage] {
+        var messages: [ServerMessage] = []
+        while let frame = core.nextFrame(for: connection).frame {
+            messages.append(try ServerMessage.decode(frame.bytes))
+            if messages.count > 100_000 { throw TestFailure("fan-out never ran dry") }
+        }
+        return messages
+    }
+}
+
+extension APIResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+    func failure() throws -> APIBody.Failure { try APIBody.decodeFailure(body) }
+    func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+}
