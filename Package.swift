@@ -34,7 +34,7 @@ let package = Package(
         // the only module that imports CZlib.
         .target(name: "ChartCastIngest", dependencies: ["CZlib", "ChartEngine", "ChartCastProtocol"]),
         // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
-        .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol"]),
+        .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest"]),
         // Headless viewers and drivers for load tests.
@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "TestSupport"]),
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
-        .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine"]),
+        .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "TestSupport"]),

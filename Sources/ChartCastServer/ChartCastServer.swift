@@ -38,7 +38,7 @@ public final class ChartCastServer {
     public let logger: Logger
     let core: ServerCore
     private let delegate: CoreDelegate
-    private let server: WebSocketServer
+    let server: WebSocketServer
     private var started = false
 
     /// A server for `dashboard`, or for the demo (with its live feeds) when nil.

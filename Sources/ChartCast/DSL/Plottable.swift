@@ -28,6 +28,8 @@ public struct PlottableValue<Value>: Sendable {
 public protocol XPlottable {
     /// The axis kind a chart over this type has.
     static var xKind: XKind { get }
+    /// The value as a point's x on the wire (time: epoch milliseconds; category: its name).
+    var chartX: XValue { get }
 }
 
 /// x values on a continuous axis, time or linear: only charts over them keep a rolling `window`.
@@ -45,6 +47,8 @@ public protocol CategoryPlottable: XPlottable {
 extension CategoryPlottable {
     /// Always `.category`.
     public static var xKind: XKind { .category }
+    /// The category's name.
+    public var chartX: XValue { .category(categoryName) }
     /// None by default: the chart lists its categories with `chartXScale(domain:)`.
     public static var implicitCategories: [String]? { nil }
 }
@@ -77,10 +81,22 @@ extension String: CategoryPlottable {
 extension Date: ContinuousXPlottable {
     /// Always `.time` (epoch milliseconds on the wire).
     public static var xKind: XKind { .time }
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public var chartX: XValue { .number((timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// Numbers: linear on x, plain values on y.
 public protocol LinearPlottable: ContinuousXPlottable, YPlottable {}
+
+extension LinearPlottable where Self: BinaryInteger {
+    /// The number.
+    public var chartX: XValue { .number(Double(self)) }
+}
+
+extension LinearPlottable where Self: BinaryFloatingPoint {
+    /// The number.
+    public var chartX: XValue { .number(Double(self)) }
+}
 
 extension LinearPlottable {
     /// Always `.linear`.
