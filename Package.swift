@@ -53,6 +53,6 @@ let package = Package(
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",
-                                                             "ChartEngine", "TestSupport"]),
+                                                             "ChartEngine", "ChartCastIngest", "TestSupport"]),
     ]
 )

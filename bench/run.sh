@@ -9,15 +9,16 @@
 # when taskset exists and there are two cores.
 #
 # Environment: DURATION (s, default 10), STALL_DURATION (s, default 30), SCENARIOS (default
-# "n100 n1000 n5000 range1000 stall1000 hold10k leave5000"), BIN (directory holding release chartcast
-# and chartcast-load; built when unset), MIRROR_SERVER (default
+# "n100 n1000 n5000 range1000 stall1000 hold10k leave5000 ingest100"), BIN (directory holding release chartcast
+# and chartcast-load; built when unset), INGEST_RATE (points/s the ingest100 publishers ask for,
+# default 400000), MIRROR_SERVER (default
 # /usr/bin/libwebsockets-test-server), PATTERN (default hover).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 DURATION=${DURATION:-10}
-SCENARIOS=${SCENARIOS:-"n100 n1000 n5000 range1000 stall1000 hold10k leave5000"}
+SCENARIOS=${SCENARIOS:-"n100 n1000 n5000 range1000 stall1000 hold10k leave5000 ingest100"}
 STALL_DURATION=${STALL_DURATION:-30}
 MIRROR_SERVER=${MIRROR_SERVER:-/usr/bin/libwebsockets-test-server}
 PATTERN=${PATTERN:-hover}
@@ -94,6 +95,8 @@ params() {
         hold10k)   echo "10000 1 1 6 0 5 $PATTERN" ;;
         # A crowd arrives over 3 s, idles, then leaves at once: CPU per departure vs per arrival.
         leave5000) echo "5000 1 1 3 0 2 $PATTERN" ;;
+        # n100's load plus HTTP ingest: 4 publishers writing 10,000-point batches as fast as asked.
+        ingest100) echo "100 1 60 0.5 0 $DURATION $PATTERN" ;;
         *) echo "bench: unknown scenario $1" >&2; return 1 ;;
     esac
 }
@@ -105,16 +108,18 @@ for scenario in $SCENARIOS; do
 
     echo "== $scenario: chartcast, $viewers viewers × $rate Hz, $pattern" >&2
     port=$(free_port)
+    extra=()
+    [ "$scenario" = ingest100 ] && extra=(--publishers 4 --points-per-second "${INGEST_RATE:-400000}" --batch-points 10000)
     "${SERVER_PIN[@]}" "$BIN/chartcast" --port "$port" --log-level error >"$WORK/$scenario.chartcast.log" 2>&1 &
     SERVER_PID=$!
     wait_listening "$port"
     "${LOAD_PIN[@]}" "$BIN/chartcast-load" --url "ws://127.0.0.1:$port/ws" --server-pid "$SERVER_PID" \
-        --pattern "$pattern" "${common[@]}" --json "$WORK/$scenario.chartcast.json" >&2 || true
+        --pattern "$pattern" "${common[@]}" "${extra[@]}" --json "$WORK/$scenario.chartcast.json" >&2 || true
     # The server's own counters (coalesced states, resent snapshots) for the record.
     fetch_metrics "$port" >"$WORK/$scenario.chartcast.metrics" || true
     stop_server
 
-    if [ "$HAVE_MIRROR" = 1 ]; then
+    if [ "$HAVE_MIRROR" = 1 ] && [ "$scenario" != ingest100 ]; then
         # The mirror carries messages as large as ChartCast's mean state message in this scenario.
         size=$(grep -o '"meanStateBytes":[0-9.]*' "$WORK/$scenario.chartcast.json" | cut -d: -f2 | cut -d. -f1 || true)
         [ -n "$size" ] && [ "$size" -ge 128 ] || size=400

@@ -8,7 +8,9 @@ import ChartCastProtocol
 /// `n100` (p99 ≤ mirror + 1 ms), `n1000` (p99 ≤ 10 ms), `n5000` (p99 ≤ 50 ms, converged),
 /// `stall1000` (p99 less than 10 % above that of `range1000` — the same load without the stalled
 /// viewer — or of `n1000`, bounded memory, converged), `hold10k` (every connection held).
-/// `leave5000` (5,000 viewers leave at once: server CPU per departure ≤ per arrival).
+/// `leave5000` (5,000 viewers leave at once: server CPU per departure ≤ per arrival),
+/// `ingest100` (HTTP ingest of 10,000-point writes while 100 viewers watch: ≥ 300,000 points/s
+/// accepted, and the viewers' fan-out p99 within 2× of `n100`'s, the same load without ingest).
 /// Every scenario with a mirror run also checks CPU per frame (≤ 1.0×) and, from 1000 viewers
 /// up, RSS per idle viewer (≤ 1.5×). Every scenario reports the server's CPU per arrival and
 /// per departure.
@@ -41,7 +43,7 @@ public struct BenchComparison {
     public private(set) var rows: [Row] = []
 
     /// Scenario order in the table.
-    static let order = ["n100", "n1000", "n5000", "range1000", "stall1000", "hold10k", "leave5000"]
+    static let order = ["n100", "n1000", "n5000", "range1000", "stall1000", "hold10k", "leave5000", "ingest100"]
 
     public init(scenarios: [Scenario]) {
         self.scenarios = scenarios.sorted {
@@ -87,6 +89,14 @@ public struct BenchComparison {
             row("fan-out p99 (ms)", ["fanoutMs", "p99"], target: "≤ 10 ms") { a, _ in a <= 10 }
         case "n5000":
             row("fan-out p99 (ms)", ["fanoutMs", "p99"], target: "≤ 50 ms") { a, _ in a <= 50 }
+        case "ingest100":
+            let idle = all.first { $0.name == "n100" }.flatMap { number($0.chartcast, "fanoutMs", "p99") }
+            row("fan-out p99 (ms)", ["fanoutMs", "p99"], target: idle.map { "≤ 2× n100's (\(Format.fixed($0, 2)))" } ?? "≤ 2× n100's") { a, _ in
+                idle.map { a <= 2 * $0 } ?? false
+            }
+            row("ingest points/s", ["ingest", "pointsPerSecond"], target: "≥ 300,000") { a, _ in a >= 300_000 }
+            row("ingest write p99 (ms)", ["ingest", "requestMs", "p99"])
+            row("ingest → viewer p99 (ms)", ["ingest", "toViewerMs", "p99"])
         case "stall1000":
             // The same load without the stalled viewer: `range1000`, else `n1000`.
             let baseline = all.first { $0.name == "range1000" } ?? all.first { $0.name == "n1000" }

@@ -94,9 +94,13 @@ final class LoadClient: WebSocketClientDelegate {
         case .append:
             recorder.counters.appendsReceived += 1
             if let chart = header.chart, let seq = header.seq {
+                let now = MonotonicClock.now()
                 let i = chartSlot(bytes, chart)
                 if seq > views[i].seq { views[i].seq = seq }
-                recorder.observe(chart: i, seq: seq, now: MonotonicClock.now())
+                recorder.observe(chart: i, seq: seq, now: now)
+                if role == .viewer, bytes[chart].starts(with: Self.ingestPrefix), let sentAt = IngestDriver.sentAt(header) {
+                    recorder.ingest.record(nanoseconds: now > sentAt ? now - sentAt : 0)
+                }
             }
         case .snapshot:
             handleSnapshot(header)
@@ -249,6 +253,8 @@ final class LoadClient: WebSocketClientDelegate {
         let base = bytes(rows: 0), perRow = max(1, bytes(rows: 2) - bytes(rows: 1))
         return selection(rows: max(0, (size - base) / perRow))
     }
+
+    private static let ingestPrefix = Array(IngestDriver.chartPrefix.utf8)
 
     // MARK: Refs
 

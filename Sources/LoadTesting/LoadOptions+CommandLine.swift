@@ -22,6 +22,11 @@ extension LoadOptions {
       --stalled N                 viewers that stop reading while the drivers run, then resume
       --settle S                  seconds allowed for convergence after the drivers stop (default 5)
       --connect-timeout S         seconds allowed for connections beyond the ramp (default 20)
+      --publishers N              threads writing points over HTTP while the viewers watch, each to
+                                  a chart of its own (load-ingest-N, created first; default 0)
+      --points-per-second R       points per second all publishers write together (default 100000)
+      --batch-points B            points per write (default 10000)
+      --write-token T             the server's write token, for the publishers
       --quiet                     no progress line on stderr
     Exits 0 when every connection succeeded and every viewer converged, 1 otherwise, 2 on bad usage.
 
@@ -87,6 +92,13 @@ extension LoadOptions {
             case "--settle": options.settleTimeout = try number(arg, min: 0)
             case "--connect-timeout": options.connectTimeout = try number(arg, min: 0)
             case "--quiet": options.progress = false
+            case "--publishers": options.publishers = try count(arg)
+            case "--points-per-second": options.pointsPerSecond = try number(arg, min: 1)
+            case "--batch-points":
+                let points = try count(arg)
+                guard points >= 1, points <= 1_000_000 else { throw LoadOptionsError("--batch-points: 1…1000000") }
+                options.batchPoints = points
+            case "--write-token": options.writeToken = try value(arg)
             default:
                 throw LoadOptionsError("unknown option \(arg)")
             }
@@ -97,6 +109,7 @@ extension LoadOptions {
         }
         guard options.stalledViewers <= options.viewers else { throw LoadOptionsError("--stalled cannot exceed --viewers") }
         guard options.connectionCount > 0 else { throw LoadOptionsError("nothing to do: --viewers and --drivers are both 0") }
+        guard options.publishers == 0 || options.target == .chartcast else { throw LoadOptionsError("--publishers needs a ChartCast server, not --mirror") }
         return options
     }
 }

@@ -82,6 +82,14 @@ public struct LoadOptions: Sendable {
     public var idleTime: Double
     /// Print the progress line on stderr each second.
     public var progress: Bool
+    /// Threads writing points over HTTP while the viewers watch (each to a chart of its own).
+    public var publishers: Int = 0
+    /// Points per second all publishers write together.
+    public var pointsPerSecond: Double = 100_000
+    /// Points per write.
+    public var batchPoints: Int = 10_000
+    /// The server's write token, for publishers (sent as `Authorization: Bearer`).
+    public var writeToken: String?
 
     public init(url: LoadURL = LoadURL(host: "127.0.0.1", port: 8080, path: "/ws"),
                 target: LoadTarget = .chartcast, viewers: Int = 100, drivers: Int = 1,

@@ -12,6 +12,8 @@ final class LoadRecorder {
 
     var counters = LoadCounters()
     var fanout = LatencyHistogram()
+    /// Publisher's send → a viewer receives the `append` carrying the batch.
+    var ingest = LatencyHistogram()
     var connectTimes = LatencyHistogram()
     /// Time of the most recent `selection` received by anyone (for the quiet period).
     var lastSelectionAt: UInt64 = 0

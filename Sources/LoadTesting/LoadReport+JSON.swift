@@ -71,6 +71,23 @@ extension LoadReport {
         } else {
             w.null()
         }
+        w.key("ingest")
+        if let ingest {
+            w.beginObject()
+            w.key("publishers"); w.number(ingest.publishers)
+            w.key("batchPoints"); w.number(ingest.batchPoints)
+            w.key("targetRate"); w.number(ingest.targetRate)
+            w.key("pointsAccepted"); w.number(ingest.pointsAccepted)
+            w.key("pointsPerSecond"); w.number(ingest.pointsPerSecond)
+            w.key("batches"); w.number(ingest.batches)
+            w.key("failures"); w.number(ingest.failures)
+            if let failure = ingest.firstFailure { w.key("firstFailure"); w.string(failure) }
+            dist("requestMs", ingest.request)
+            dist("toViewerMs", ingest.toViewer)
+            w.endObject()
+        } else {
+            w.null()
+        }
         w.key("convergence"); w.beginObject()
         w.key("converged"); w.bool(convergence.converged)
         w.key("compared"); w.number(convergence.compared)

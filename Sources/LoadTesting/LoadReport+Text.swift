@@ -25,6 +25,13 @@ extension LoadReport {
             row("stalled viewers", "\(stalledViewerIDs.joined(separator: ",")) were \(stalledLag) seq behind when they resumed")
         }
         row("freshness (lag)", ms(freshness) + ", max seq lag \(maxSeqLag)")
+        if let ingest {
+            row("ingest", "\(ingest.publishers) publishers × \(ingest.batchPoints)-point writes: \(ingest.pointsAccepted) points "
+                + "accepted, \(Format.fixed(ingest.pointsPerSecond, 0)) points/s (asked \(Format.fixed(ingest.targetRate, 0))), "
+                + "\(ingest.batches) writes, \(ingest.failures) failed")
+            row("ingest write time", ms(ingest.request))
+            row("ingest to viewer", ms(ingest.toViewer))
+        }
         if let server {
             row("server pid", "\(server.pid)")
             row("server RSS", "baseline \(Format.bytes(server.baselineRSS))  idle \(Format.bytes(server.idleRSS))  peak \(Format.bytes(server.peakRSS))  per idle viewer \(Format.bytes(Int(server.rssPerIdleViewer)))")

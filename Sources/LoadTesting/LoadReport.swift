@@ -82,6 +82,26 @@ public struct LoadReport: Sendable {
     public var stalledViewerIDs: [String]
     /// How many `seq`s the stalled viewers were behind the newest when they resumed reading.
     public var stalledLag: Int = 0
+    /// What the publishers did, when there were any.
+    public var ingest: Ingest?
+
+    /// HTTP ingest while the viewers watched (`--publishers`).
+    public struct Ingest: Sendable, Equatable {
+        public var publishers: Int
+        public var batchPoints: Int
+        /// Points per second asked for.
+        public var targetRate: Double
+        public var pointsAccepted: Int
+        /// Points accepted per second of the drive phase.
+        public var pointsPerSecond: Double
+        public var batches: Int
+        public var failures: Int
+        public var firstFailure: String?
+        /// One write: request sent → answer read.
+        public var request: Distribution
+        /// One batch: sent → a viewer receives the `append` carrying it.
+        public var toViewer: Distribution
+    }
 
     /// Mean bytes per state message received (selections, or mirrored messages).
     public var meanSelectionBytes: Double {
@@ -98,13 +118,16 @@ public struct LoadReport: Sendable {
     /// True when every connection succeeded, none dropped, and every viewer converged.
     public var succeeded: Bool {
         counters.failed == 0 && counters.dropped == 0 && counters.connected == options.connectionCount
-            && counters.ready == options.connectionCount && convergence.converged
+            && counters.ready == options.connectionCount && convergence.converged && (ingest?.failures ?? 0) == 0
     }
 
     /// Why the run failed, one line per reason (empty when it succeeded).
     public var failures: [String] {
         var reasons: [String] = []
         if counters.failed > 0 { reasons.append("\(counters.failed) connection(s) failed") }
+        if let ingest, ingest.failures > 0 {
+            reasons.append("\(ingest.failures) write(s) failed" + (ingest.firstFailure.map { ", first: \($0)" } ?? ""))
+        }
         if counters.dropped > 0 { reasons.append("\(counters.dropped) connection(s) dropped by the server") }
         let missing = options.connectionCount - counters.connected - counters.failed
         if missing > 0 { reasons.append("\(missing) connection(s) never completed") }

@@ -33,6 +33,8 @@ public final class LoadRunner {
         let baseline = server?.sample()
         let baselineSockets = server?.openSockets()
         var peakRSS = baseline?.rssBytes ?? 0
+        let ingestDriver = options.publishers > 0 ? IngestDriver(options: options) : nil
+        try ingestDriver?.prepare()
         let context = try WebSocketClientContext()
         self.context = context
         defer { context.shutdown() }
@@ -69,6 +71,7 @@ public final class LoadRunner {
             self.startDrivers(context)
             return (self.recorder.counters, MonotonicClock.now())
         }
+        ingestDriver?.start()
         let cpuStart = server?.sample()
         lastTick = MonotonicClock.now()
         // Nothing to measure when no connection got through (server down, wrong path).
@@ -89,6 +92,7 @@ public final class LoadRunner {
             for client in self.clients where client.isDriver { client.finishPointers() }
             return (counters, MonotonicClock.now())
         }
+        let ingestFigures = ingestDriver?.stop()
         let cpuEnd = server?.sample()
         peakRSS = max(peakRSS, cpuEnd?.rssBytes ?? 0)
 
@@ -120,6 +124,7 @@ public final class LoadRunner {
         // Departure: every connection closes at once; the server's CPU is measured until it
         // holds none of them any more.
         let leaving = server?.sample()
+        let ingestToViewer = try onService { self.recorder.ingest }
         let final = try onService { () -> (LoadCounters, LatencyHistogram, [String]) in
             for client in self.clients { client.isClosing = true; client.connection?.close(code: 1000) }
             let stalled = self.clients.filter { $0.role == .stalledViewer }.compactMap { $0.viewerID }
@@ -150,7 +155,14 @@ public final class LoadRunner {
             driveSeconds: driveSeconds,
             clientCPUSeconds: ServerProcess.ownCPUSeconds(), server: serverReport,
             convergence: convergence, convergenceSeconds: convergedAfter, stalledViewerIDs: final.2,
-            stalledLag: stalledLag)
+            stalledLag: stalledLag,
+            ingest: ingestFigures.map { figures in
+                LoadReport.Ingest(publishers: options.publishers, batchPoints: options.batchPoints, targetRate: options.pointsPerSecond,
+                                  pointsAccepted: figures.pointsAccepted,
+                                  pointsPerSecond: figures.seconds > 0 ? Double(figures.pointsAccepted) / figures.seconds : 0,
+                                  batches: figures.batches, failures: figures.failures, firstFailure: figures.firstFailure,
+                                  request: .init(figures.requestTimes), toViewer: .init(ingestToViewer))
+            })
     }
 
     // MARK: Service-thread work
