@@ -146,6 +146,9 @@ final class WebSocketHTTPTests: XCTestCase {
         let (server, _, port) = try startServer()
         defer { server.shutdown() }
         XCTAssertEqual(try rawHTTP(port: port, path: "/index.html").status, 404)
-        XCTAssertEqual(try rawHTTP(port: port, method: "DELETE", path: "/healthz").status, 405)
+        let refused = try rawHTTP(port: port, method: "DELETE", path: "/index.html")
+        XCTAssertEqual(refused.status, 405)
+        XCTAssertEqual(refused.headers["allow"], "GET, HEAD")
+        XCTAssertEqual(refused.bodyText, "method not allowed\n")
     }
 }
