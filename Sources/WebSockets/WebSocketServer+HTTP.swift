@@ -63,7 +63,7 @@ extension WebSocketServer {
             if case .length(let declared) = framing {
                 guard declared <= configuration.maxRequestBodyBytes else {
                     WebSocketLog.log(.info, "refused a \(declared)-byte \(request.method) body for \(request.path)")
-                    send(WebSocketServer.tooLarge(configuration.maxRequestBodyBytes), on: exchange)
+                    send(tooLarge(exchange.request), on: exchange)
                     return 0
                 }
                 exchange.body.reserveCapacity(declared)
@@ -100,7 +100,7 @@ extension WebSocketServer {
                 return dispatch(exchange, wsi: wsi, session: session)
             case .tooLarge:
                 WebSocketLog.log(.info, "refused a chunked \(exchange.request.method) body for \(exchange.request.path) over \(configuration.maxRequestBodyBytes) bytes")
-                send(WebSocketServer.tooLarge(configuration.maxRequestBodyBytes), on: exchange)
+                send(tooLarge(exchange.request), on: exchange)
                 return 0
             case .malformed(let reason):
                 WebSocketLog.log(.info, "malformed chunked body for \(exchange.request.path): \(reason)")
@@ -121,7 +121,7 @@ extension WebSocketServer {
             return dispatch(exchange, wsi: wsi, session: session)
         case .chunked, .none:
             // libwebsockets' own bound (100 MiB of coded bytes) ran out before the last chunk.
-            send(WebSocketServer.tooLarge(configuration.maxRequestBodyBytes), on: exchange)
+            send(tooLarge(exchange.request), on: exchange)
             return 0
         }
     }
@@ -158,8 +158,11 @@ extension WebSocketServer {
         return Int(text) ?? Int.max
     }
 
-    static func tooLarge(_ limit: Int) -> HTTPResponse {
-        return .text("request body over \(limit) bytes\n", status: 413)
+    /// The 413 for a body over the limit: the delegate's, or a plain one.
+    private func tooLarge(_ request: HTTPRequest) -> HTTPResponse {
+        let limit = configuration.maxRequestBodyBytes
+        return delegate?.webSocketServer(self, responseToOversizedBodyOf: request, limit: limit)
+            ?? .text("request body over \(limit) bytes\n", status: 413)
     }
 
     /// Hands the complete request to the delegate and acts on its answer.

@@ -61,6 +61,9 @@ public protocol WebSocketServerDelegate: AnyObject {
     /// `maxRequestBodyBytes`, and then hands the whole request to `handle`.
     /// Asked only for requests that have a body.
     func webSocketServer(_ server: WebSocketServer, shouldReadBodyOf request: HTTPRequest) -> HTTPResponse?
+    /// The `413` for a body over `maxRequestBodyBytes` (declared, or a chunked body growing past
+    /// it), to answer in the delegate's own format; nil (the default) sends a plain-text one.
+    func webSocketServer(_ server: WebSocketServer, responseToOversizedBodyOf request: HTTPRequest, limit: Int) -> HTTPResponse?
     /// A WebSocket handshake on `webSocketPath`, before the upgrade: the handshake request
     /// (GET, its path, query, headers and peer) and the chance to refuse it with an HTTP
     /// response (403, 401, 503, …), which the client receives instead of `101`; the connection
@@ -86,6 +89,10 @@ extension WebSocketServerDelegate {
     }
 
     public func webSocketServer(_ server: WebSocketServer, shouldReadBodyOf request: HTTPRequest) -> HTTPResponse? {
+        return nil
+    }
+
+    public func webSocketServer(_ server: WebSocketServer, responseToOversizedBodyOf request: HTTPRequest, limit: Int) -> HTTPResponse? {
         return nil
     }
 

@@ -100,8 +100,10 @@ public final class RawHTTPConnection {
     /// peer's close when there is no length.
     /// - Throws: `LoopbackError` when the connection closes or times out before a whole response.
     public func readResponse(bodyless: Bool = false) throws -> RawHTTPResponse {
+        var parsed: (RawHTTPResponse, Int)?
         while true {
-            if let (head, headLength) = RawHTTPConnection.parseHead(buffer) {
+            if parsed == nil { parsed = RawHTTPConnection.parseHead(buffer) }
+            if let (head, headLength) = parsed {
                 let noBody = bodyless || head.status < 200 || head.status == 204 || head.status == 304
                 if noBody {
                     buffer.removeFirst(headLength)
@@ -160,9 +162,14 @@ public final class RawHTTPConnection {
 
     /// The response head at the start of `data` and its length (through the blank line).
     static func parseHead(_ data: [UInt8]) -> (RawHTTPResponse, Int)? {
-        guard data.count >= 4,
-              let end = (0...(data.count - 4)).first(where: { data[$0] == 13 && data[$0 + 1] == 10 && data[$0 + 2] == 13 && data[$0 + 3] == 10 })
-        else { return nil }
+        guard data.count >= 4 else { return nil }
+        let end: Int? = data.withUnsafeBufferPointer { bytes in
+            for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
+                return i
+            }
+            return nil
+        }
+        guard let end else { return nil }
         let lines = String(decoding: data[0..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
         let statusLine = lines.first?.split(separator: " ") ?? []
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }

@@ -151,6 +151,8 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     var bodyRefusal: ((HTTPRequest) -> HTTPResponse?)?
     /// Decides `shouldAcceptUpgrade` (nil: accept). Set before handshakes arrive.
     var upgradeRefusal: ((HTTPRequest) -> HTTPResponse?)?
+    /// Decides `responseToOversizedBodyOf` (nil: the server's plain 413).
+    var oversizedResponse: ((HTTPRequest, Int) -> HTTPResponse?)?
     /// Called for `/api/later`, which answers `.later`: the test answers through the responder.
     var onLater: ((HTTPRequest, HTTPResponder) -> Void)?
 
@@ -158,6 +160,11 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         checkThread(server)
         locked { _bodyChecks.append(request) }
         return bodyRefusal?(request)
+    }
+
+    func webSocketServer(_ server: WebSocketServer, responseToOversizedBodyOf request: HTTPRequest, limit: Int) -> HTTPResponse? {
+        checkThread(server)
+        return oversizedResponse?(request, limit)
     }
 
     func webSocketServer(_ server: WebSocketServer, shouldAcceptUpgrade request: HTTPRequest) -> HTTPResponse? {

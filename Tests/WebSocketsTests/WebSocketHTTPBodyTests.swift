@@ -79,8 +79,12 @@ final class WebSocketHTTPBodyTests: XCTestCase {
     func testMegabytesOfBodyArriveWhole() throws {
         let (server, delegate, port) = try start()
         defer { server.shutdown() }
-        var generator = SystemRandomNumberGenerator()
-        let body = (0..<(3 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var body = [UInt8](repeating: 0, count: 3 << 20)
+        var state: UInt32 = 2_463_534_242
+        for i in body.indices {   // xorshift: no pattern lws could hide a bug behind
+            state ^= state << 13; state ^= state >> 17; state ^= state << 5
+            body[i] = UInt8(truncatingIfNeeded: state)
+        }
         let response = try rawHTTP(port: port, method: "POST", path: "/api/upload",
                                    extraHeaders: ["Content-Type: application/octet-stream"], body: body, timeout: 10)
         XCTAssertEqual(response.status, 200)
@@ -221,6 +225,21 @@ final class WebSocketHTTPBodyTests: XCTestCase {
         XCTAssertEqual(exact.body.count, 64 * 1024)
         // A Content-Length one byte over the limit is refused at once.
         XCTAssertEqual(try rawHTTP(port: port, method: "PUT", path: "/api/upload", extraHeaders: ["Content-Length: 65537"]).status, 413)
+    }
+
+    func testTheDelegateMayWordThe413() throws {
+        let (server, delegate, port) = try start { $0.maxRequestBodyBytes = 1024 }
+        defer { server.shutdown() }
+        delegate.oversizedResponse = { request, limit in
+            .json(Array("{\"error\":\"\(request.path) takes \(limit) bytes\"}".utf8), status: 413)
+        }
+        let declared = try rawHTTP(port: port, method: "POST", path: "/api/upload", extraHeaders: ["Content-Length: 2048"])
+        XCTAssertEqual(declared.status, 413)
+        XCTAssertEqual(declared.bodyText, "{\"error\":\"/api/upload takes 1024 bytes\"}")
+        let chunked = try rawHTTP(port: port, method: "POST", path: "/api/upload", extraHeaders: ["Transfer-Encoding: chunked"],
+                                  body: chunkedBody([[UInt8](repeating: 1, count: 1000), [UInt8](repeating: 2, count: 1000)]))
+        XCTAssertEqual(chunked.status, 413)
+        XCTAssertEqual(chunked.headers["content-type"], "application/json")
     }
 
     func testADeferredAnswerFromAWorkerThread() throws {

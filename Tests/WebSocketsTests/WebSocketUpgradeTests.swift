@@ -84,4 +84,20 @@ final class WebSocketUpgradeTests: XCTestCase {
         XCTAssertEqual(delegate.opened.last?.origin, "http://127.0.0.1:\(port)", "the project's client names its origin")
         plain.close()
     }
+
+    func testTheClientSendsExtraHandshakeHeaders() throws {
+        let (server, delegate, port) = try startServer { $0.customRequestHeaders = ["x-client-name"] }
+        defer { server.shutdown() }
+        delegate.upgradeRefusal = { $0.headers["authorization"] == "Bearer right" ? nil : .text("token required\n", status: 401) }
+        XCTAssertThrowsError(try BlockingWebSocketClient.connect(port: port, subprotocol: testSubprotocol,
+                                                                 headers: [HTTPHeaderField(name: "Authorization", value: "Bearer wrong")]))
+        let client = try BlockingWebSocketClient.connect(port: port, subprotocol: testSubprotocol, headers: [
+            HTTPHeaderField(name: "Authorization", value: "Bearer right"), HTTPHeaderField(name: "X-Client-Name", value: "loader"),
+            HTTPHeaderField(name: "X-Bad", value: "a\r\nb"),
+        ])
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        XCTAssertEqual(delegate.opened.first?.authorization, "Bearer right")
+        XCTAssertEqual(delegate.opened.first?.handshake.headers["x-client-name"], "loader")
+        client.close()
+    }
 }
