@@ -22,7 +22,8 @@ import CLibWebsockets
 ///   400, 501 or 411 at once, and close.
 /// Before a body is read the delegate may refuse it (`shouldReadBodyOf`); a declared length over
 /// `maxRequestBodyBytes` is refused with 413, a chunked body with 413 as soon as it passes the
-/// limit. A refused body is never buffered, and the connection closes after the refusal.
+/// limit. A refused body is never buffered, and the connection closes after the refusal. A
+/// client that sent `Expect: 100-continue` is told `100 Continue` once its body is wanted.
 extension WebSocketServer {
     /// How a request's body is to be read, decided from its head.
     private enum BodyPlan {
@@ -69,6 +70,9 @@ extension WebSocketServer {
                 exchange.body.reserveCapacity(declared)
             }
             exchange.phase = .readingBody
+            if request.headers["expect"]?.lowercased() == "100-continue" && !continueInterim(wsi) {
+                return -1
+            }
             return 0
         }
     }
@@ -124,6 +128,16 @@ extension WebSocketServer {
             send(tooLarge(exchange.request), on: exchange)
             return 0
         }
+    }
+
+    /// `100 Continue`: the client asked whether to send its body (`Expect: 100-continue`, as curl
+    /// does for large bodies) and the body is wanted. libwebsockets does not send it itself; a
+    /// refused body gets its final answer instead.
+    private func continueInterim(_ wsi: OpaquePointer) -> Bool {
+        let line = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        let payload = (httpScratch + lwsPre).assumingMemoryBound(to: UInt8.self)
+        payload.update(from: line, count: line.count)
+        return cc_lws_write(wsi, payload, line.count, Int32(LWS_WRITE_HTTP_HEADERS.rawValue)) == line.count
     }
 
     /// The body framing of a request head (see the type's comment).

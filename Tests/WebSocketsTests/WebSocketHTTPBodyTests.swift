@@ -153,6 +153,24 @@ final class WebSocketHTTPBodyTests: XCTestCase {
         XCTAssertTrue(connection.waitForClose())
     }
 
+    func testExpectContinueIsAnsweredWhenTheBodyIsWanted() throws {
+        let (server, delegate, port) = try start()
+        defer { server.shutdown() }
+        delegate.bodyRefusal = { $0.path == "/api/upload" ? nil : .text("no\n", status: 403) }
+        let connection = try RawHTTPConnection(port: port, timeout: 2)
+        connection.send(rawRequestBytes(method: "PUT", path: "/api/upload", headers: ["Content-Length: 5", "Expect: 100-continue"]))
+        XCTAssertEqual(try connection.readResponse().status, 100, "the client may send its body")
+        connection.send(Array("hello".utf8))
+        let response = try connection.readResponse()
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.bodyText, "hello")
+
+        let refused = try RawHTTPConnection(port: port, timeout: 2)
+        refused.send(rawRequestBytes(method: "PUT", path: "/api/other", headers: ["Content-Length: 5", "Expect: 100-continue"]))
+        XCTAssertEqual(try refused.readResponse().status, 403, "a refusal instead of 100: the body is never sent")
+        XCTAssertTrue(refused.waitForClose())
+    }
+
     func testTheDelegateRefusesBeforeTheBody() throws {
         let (server, delegate, port) = try start()
         defer { server.shutdown() }
