@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
-                                                                 "ChartCastProtocol", "TestSupport"]),
+                                                                 "ChartCastProtocol", "ChartCastIngest", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",
                                                              "ChartEngine", "ChartCastIngest", "TestSupport"]),
     ]

@@ -84,6 +84,10 @@ struct APIResponse: Equatable, Sendable {
         return response
     }
 
+    static func unknownEndpoint(_ path: String) -> APIResponse {
+        error(404, "not_found", "no API endpoint at \(path.prefix(200))")
+    }
+
     static func unknownChart(_ id: String) -> APIResponse {
         error(404, "unknown_chart", "no chart with id \"\(id.prefix(80))\"")
     }

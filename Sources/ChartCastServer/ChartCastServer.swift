@@ -55,6 +55,8 @@ public final class ChartCastServer {
         configuration.vhostName = "chartcast"
         configuration.serverName = "ChartCast"
         configuration.maxMessageSize = 65_536
+        configuration.maxRequestBodyBytes = ServerCore.maxBodyBytes
+        configuration.customRequestHeaders = ["Idempotency-Key"]
         configuration.permessageDeflate = options.deflate
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         self.server = server

@@ -17,7 +17,7 @@ extension ServerCore {
         assertOwningThread()
         guard let route = APIRoute.match(request.path) else {
             guard APIRoute.isAPIPath(request.path) else { return false }
-            reply(.error(404, "not_found", "no API endpoint at \(request.path.prefix(200))"))
+            reply(.unknownEndpoint(request.path))
             return true
         }
         if let refusal = refusalBeforeBody(request, route: route) {
@@ -32,6 +32,16 @@ extension ServerCore {
             self.write(route, request, reply: finish)
         }
         return true
+    }
+
+    /// What can be refused from the request line and headers alone, whatever the path: nil for
+    /// paths the API does not own, 404 for unknown ones under `/api/`, else as below.
+    /// - Note: service thread only.
+    func refusalBeforeBody(_ request: APIRequest) -> APIResponse? {
+        guard let route = APIRoute.match(request.path) else {
+            return APIRoute.isAPIPath(request.path) ? .unknownEndpoint(request.path) : nil
+        }
+        return refusalBeforeBody(request, route: route)
     }
 
     /// What can be refused from the request line and headers alone, before a body is read:

@@ -15,6 +15,7 @@ protocol ViewerConnection: AnyObject {
     /// Close after the frames already handed out, with a WebSocket close code.
     func close(code: UInt16, reason: String)
     /// The `Authorization` header of the handshake, if it had one (a publisher's token).
+    /// `WebSocketConnection` keeps it from the handshake.
     var authorization: String? { get }
 }
 
@@ -29,8 +30,6 @@ extension ViewerConnection {
         guard let colon = address.lastIndex(of: ":") else { return address }
         return String(address[..<colon])
     }
-
-    var authorization: String? { nil }
 }
 
 extension WebSocketConnection: ViewerConnection {}

@@ -97,39 +97,48 @@ enum ListenSupport {
         return "\(host):\(port)"
     }
 
-    /// The peer of a connected socket as "ip:port" ("[ip]:port" for IPv6).
+    /// The peer of a connected socket as "ip:port" ("[ip]:port" for IPv6), "unknown" when the
+    /// socket cannot tell.
     static func peerAddress(fd: Int32) -> String {
+        guard let peer = peer(fd: fd) else { return "unknown" }
+        return peer.ip.contains(":") ? "[\(peer.ip)]:\(peer.port)" : "\(peer.ip):\(peer.port)"
+    }
+
+    /// The peer's IP address without the port, "unknown" when the socket cannot tell.
+    static func peerIP(fd: Int32) -> String {
+        return peer(fd: fd)?.ip ?? "unknown"
+    }
+
+    /// The peer's IP address (IPv4-mapped IPv6 addresses as plain IPv4) and port.
+    static func peer(fd: Int32) -> (ip: String, port: UInt16)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
         }
-        guard ok == 0 else { return "unknown" }
+        guard ok == 0 else { return nil }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         switch Int32(storage.ss_family) {
         case AF_INET:
             return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin -> String in
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
                     var addr = sin.pointee.sin_addr
                     inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
-                    return "\(String(cString: text)):\(UInt16(bigEndian: sin.pointee.sin_port))"
+                    return (String(cString: text), UInt16(bigEndian: sin.pointee.sin_port))
                 }
             }
         case AF_INET6:
             return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 -> String in
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
                     var addr = sin6.pointee.sin6_addr
                     inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
-                    let ip = String(cString: text)
-                    let port = UInt16(bigEndian: sin6.pointee.sin6_port)
-                    if ip.hasPrefix("::ffff:") && ip.contains(".") {
-                        return "\(ip.dropFirst(7)):\(port)"
-                    }
-                    return "[\(ip)]:\(port)"
+                    var ip = String(cString: text)
+                    if ip.hasPrefix("::ffff:") && ip.contains(".") { ip = String(ip.dropFirst(7)) }
+                    return (ip, UInt16(bigEndian: sin6.pointee.sin6_port))
                 }
             }
         default:
-            return "unknown"
+            return nil
         }
     }
 }

@@ -5,8 +5,11 @@
 /// - `connection`: the `WebSocketConnection`, from `ESTABLISHED` until `CLOSED` (or
 ///   `WSI_DESTROY` should `CLOSED` not come). Hot callbacks (`RECEIVE`, `SERVER_WRITEABLE`) find
 ///   their connection with one load, no hashing.
-/// - `httpResponse`: the `PendingHTTPResponse` whose body is being written, until the body is out
-///   or libwebsockets drops the binding (`HTTP_DROP_PROTOCOL`, `CLOSED_HTTP`, `WSI_DESTROY`).
+/// - `exchange`: the `HTTPExchange` of the HTTP request in progress (body being read, answer
+///   awaited, response being written), until the response is out or libwebsockets drops the
+///   binding (`HTTP_DROP_PROTOCOL` — also on keep-alive's next transaction — `CLOSED_HTTP`,
+///   `WSI_DESTROY`). This slot holds the exchange's only strong reference; detaching it also
+///   clears the exchange's wsi, so an `HTTPResponder` answering late finds nothing.
 ///
 /// Each `detach` takes the reference back and clears the slot, so whichever callback comes first
 /// releases it and the others find nothing: every object is released exactly once. libwebsockets
@@ -18,7 +21,7 @@ struct PerSessionData {
     static let size = 2 * MemoryLayout<UnsafeMutableRawPointer?>.stride
 
     private static let connectionOffset = 0
-    private static let httpResponseOffset = MemoryLayout<UnsafeMutableRawPointer?>.stride
+    private static let exchangeOffset = MemoryLayout<UnsafeMutableRawPointer?>.stride
 
     /// The callback's `user` pointer; nil for callbacks without a wsi binding.
     let user: UnsafeMutableRawPointer?
@@ -43,20 +46,24 @@ struct PerSessionData {
         return take(at: PerSessionData.connectionOffset)
     }
 
-    /// The HTTP response being written on this wsi, without taking ownership.
-    var httpResponse: PendingHTTPResponse? {
-        return object(at: PerSessionData.httpResponseOffset)
+    /// The HTTP exchange in progress on this wsi, without taking ownership.
+    var exchange: HTTPExchange? {
+        return object(at: PerSessionData.exchangeOffset)
     }
 
-    /// Stores `response` (retained). Returns false when there is no user data to store it in.
-    func attach(_ response: PendingHTTPResponse) -> Bool {
-        return store(response, at: PerSessionData.httpResponseOffset)
+    /// Stores `exchange` (retained), replacing (and detaching) any previous one. Returns false
+    /// when there is no user data to store it in.
+    func attach(_ exchange: HTTPExchange) -> Bool {
+        detachExchange()
+        return store(exchange, at: PerSessionData.exchangeOffset)
     }
 
-    /// Takes the response back and clears the slot; nil when there was none.
+    /// Takes the exchange back, clears the slot and the exchange's wsi; nil when there was none.
     @discardableResult
-    func detachHTTPResponse() -> PendingHTTPResponse? {
-        return take(at: PerSessionData.httpResponseOffset)
+    func detachExchange() -> HTTPExchange? {
+        let exchange: HTTPExchange? = take(at: PerSessionData.exchangeOffset)
+        exchange?.detach()
+        return exchange
     }
 
     // Raw loads and stores of an optional pointer: the memory is never bound to a Swift type.

@@ -47,6 +47,8 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     public let port: Int
     public let path: String
     public let subprotocol: String?
+    /// The extra header fields the handshake carries.
+    public let handshakeHeaders: [HTTPHeaderField]
 
     /// The subprotocol the server accepted (set at the handshake). - Note: service thread only.
     public var negotiatedSubprotocol: String? {
@@ -76,13 +78,14 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     var assembler: MessageAssembler
     var allocations: CAllocations?
 
-    init(id: Int, host: String, port: Int, path: String, subprotocol: String?,
+    init(id: Int, host: String, port: Int, path: String, subprotocol: String?, headers: [HTTPHeaderField],
          owner: WebSocketClientContext, delegate: WebSocketClientDelegate, maxMessageSize: Int) {
         self.id = id
         self.host = host
         self.port = port
         self.path = path
         self.subprotocol = subprotocol
+        self.handshakeHeaders = headers
         self.owner = owner
         self.delegate = delegate
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)

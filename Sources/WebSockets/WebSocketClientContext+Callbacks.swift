@@ -26,6 +26,20 @@ extension WebSocketClientContext {
             if connection.hasQueuedFrames || connection.closeCode != nil {
                 connection.requestWrite()
             }
+        case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+            // `input` is the `char **` write cursor into the handshake, `length` the room left.
+            guard !connection.handshakeHeaders.isEmpty, let input = input else { break }
+            let cursorSlot = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+            guard let start = cursorSlot.pointee else { break }
+            var cursor: UnsafeMutablePointer<UInt8>? = start
+            let end = start + length
+            for field in connection.handshakeHeaders {
+                if lws_add_http_header_by_name(wsi, field.name + ":", field.value, Int32(field.value.utf8.count), &cursor, end) != 0 {
+                    WebSocketLog.log(.error, "client connection \(connection.id): handshake headers do not fit")
+                    return -1
+                }
+            }
+            cursorSlot.pointee = cursor
         case LWS_CALLBACK_CLIENT_FILTER_PRE_ESTABLISH:
             // The response headers are still available here, not after.
             connection.handshakeSubprotocol = WebSocketClientContext.header(wsi, WSI_TOKEN_PROTOCOL)

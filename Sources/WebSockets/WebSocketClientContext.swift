@@ -63,15 +63,18 @@ public final class WebSocketClientContext {
     /// Starts a ws:// connection; the delegate hears the outcome.
     ///
     /// After `shutdown()` the delegate is told `didFailToConnect` at once, on the calling thread.
+    /// - Parameter headers: extra handshake header fields (`Authorization`, …); fields with
+    ///   names that are not tokens or values with CR, LF or NUL are not sent.
     /// - Note: any thread.
-    public func connect(host: String, port: Int, path: String, subprotocol: String?,
+    public func connect(host: String, port: Int, path: String, subprotocol: String?, headers: [HTTPHeaderField] = [],
                         delegate: WebSocketClientDelegate) -> WebSocketClientConnection {
         WebSocketClientContext.idLock.lock()
         WebSocketClientContext.lastID += 1
         let id = WebSocketClientContext.lastID
         WebSocketClientContext.idLock.unlock()
+        let valid = headers.filter { WebSocketServer.isFieldName($0.name) && WebSocketServer.isFieldValue($0.value) }
         let connection = WebSocketClientConnection(id: id, host: host, port: port, path: path, subprotocol: subprotocol,
-                                                   owner: self, delegate: delegate, maxMessageSize: maxMessageSize)
+                                                   headers: valid, owner: self, delegate: delegate, maxMessageSize: maxMessageSize)
         let accepted = loop.performOrRun { [self] in
             self.begin(connection)
         }

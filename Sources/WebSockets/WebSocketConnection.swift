@@ -9,12 +9,16 @@ import CLibWebsockets
 /// While open, the connection is retained by its wsi's per-session user data, which is how the
 /// callbacks find it.
 ///
-/// - Note: service thread only, except `id` and `remoteAddress`. Debug builds check this.
+/// - Note: service thread only, except `id`, `remoteAddress` and the handshake (`handshake`,
+///   `authorization`, `origin`). Debug builds check this.
 public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// Unique per server, increasing in accept order.
     public let id: Int
     /// The peer, e.g. "127.0.0.1:53422".
     public let remoteAddress: String
+    /// The handshake request: its path, query, headers (those libwebsockets parses, and the
+    /// configured custom ones) and the peer's IP address. Its body is empty.
+    public let handshake: HTTPRequest
 
     unowned let server: WebSocketServer
     /// The lws connection; nil once closed.
@@ -28,13 +32,19 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var framesSinceClose = 0
     private var storedUserData: AnyObject?
 
-    init(id: Int, remoteAddress: String, server: WebSocketServer, wsi: OpaquePointer, maxMessageSize: Int) {
+    init(id: Int, remoteAddress: String, handshake: HTTPRequest, server: WebSocketServer, wsi: OpaquePointer, maxMessageSize: Int) {
         self.id = id
         self.remoteAddress = remoteAddress
+        self.handshake = handshake
         self.server = server
         self.wsi = wsi
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
     }
+
+    /// The handshake's `Authorization` header, nil when it had none.
+    public var authorization: String? { handshake.headers["authorization"] }
+    /// The handshake's `Origin` header (browsers send it), nil when it had none.
+    public var origin: String? { handshake.headers["origin"] }
 
     /// Free for the delegate: attach its per-connection state here.
     /// - Note: service thread only.

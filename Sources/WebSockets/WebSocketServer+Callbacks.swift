@@ -33,6 +33,8 @@ extension WebSocketServer {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             loop.drain()
             return 0
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            return confirmUpgrade(wsi, input: input)
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return acceptsUpgrade(wsi) ? 0 : 1
         case LWS_CALLBACK_ESTABLISHED:
@@ -49,18 +51,22 @@ extension WebSocketServer {
             return 0
         case LWS_CALLBACK_HTTP:
             return handleHTTP(wsi, session: session, input: input, length: length)
+        case LWS_CALLBACK_HTTP_BODY:
+            return httpBody(session, input: input, length: length)
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            return httpBodyCompletion(session)
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return httpWritable(wsi, session: session)
         case LWS_CALLBACK_HTTP_FILE_COMPLETION:
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
-        case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
-            // The binding (and with it the user data) goes away: a response still being
-            // written is abandoned.
-            session.detachHTTPResponse()
+        case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WS_SERVER_DROP_PROTOCOL:
+            // The binding (and with it the user data) goes away: the request in progress is
+            // abandoned, and a responder still holding it finds nothing.
+            session.detachExchange()
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
             // The last callback with this user data; normally both slots are empty by now.
-            session.detachHTTPResponse()
+            session.detachExchange()
             closed(session.detachConnection())
             return 0
         default:
@@ -68,7 +74,32 @@ extension WebSocketServer {
         }
     }
 
-    /// Upgrades are accepted on `webSocketPath` only, and not during shutdown.
+    /// `HTTP_CONFIRM_UPGRADE`: a WebSocket handshake is answered with an HTTP response instead
+    /// of `101` when it is not on `webSocketPath` (404), the server is shutting down (503), or
+    /// the delegate refuses it. The response is written now, and the connection closes once it
+    /// is out. Other upgrades (`h2c`) are left to libwebsockets.
+    private func confirmUpgrade(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?) -> Int32 {
+        guard let input = input,
+              String(cString: input.assumingMemoryBound(to: CChar.self)).lowercased() == "websocket" else { return 0 }
+        let path = RequestHeadReader.path(wsi, input: nil, length: 0, method: "GET")
+        let refusal: HTTPResponse?
+        if isShuttingDown {
+            refusal = .text("shutting down\n", status: 503)
+        } else if path != configuration.webSocketPath {
+            WebSocketLog.log(.debug, "refusing WebSocket upgrade on \(path)")
+            refusal = .text("no WebSocket endpoint here\n", status: 404)
+        } else {
+            refusal = delegate?.webSocketServer(self, shouldAcceptUpgrade: headReader.request(wsi, method: "GET", path: path))
+        }
+        guard let response = refusal else { return 0 }
+        if !writeWholeResponse(wsi, response) {
+            WebSocketLog.log(.info, "could not write the refusal of a WebSocket upgrade")
+        }
+        return -1
+    }
+
+    /// Backstop for `FILTER_PROTOCOL_CONNECTION` (`confirmUpgrade` answers these first):
+    /// upgrades are accepted on `webSocketPath` only, and not during shutdown.
     private func acceptsUpgrade(_ wsi: OpaquePointer) -> Bool {
         if isShuttingDown { return false }
         let length = Int(lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI))
@@ -84,10 +115,14 @@ extension WebSocketServer {
     }
 
     /// `ESTABLISHED`: a connection object, kept in the wsi's user data until `CLOSED`.
+    /// The handshake's headers are still in libwebsockets' table here (it drops them after this
+    /// callback): they are copied onto the connection.
     private func opened(_ wsi: OpaquePointer, session: PerSessionData) -> Int32 {
+        let path = RequestHeadReader.path(wsi, input: nil, length: 0, method: "GET")
+        let handshake = headReader.request(wsi, method: "GET", path: path)
         let connection = WebSocketConnection(id: nextConnectionID,
                                              remoteAddress: ListenSupport.peerAddress(fd: Int32(lws_get_socket_fd(wsi))),
-                                             server: self, wsi: wsi,
+                                             handshake: handshake, server: self, wsi: wsi,
                                              maxMessageSize: configuration.maxMessageSize)
         guard session.attach(connection) else {
             WebSocketLog.log(.error, "no per-session user data for a new WebSocket; dropping it")

@@ -20,6 +20,8 @@ public final class WebSocketServer {
     let loop = ServiceLoop()
     var delegate: WebSocketServerDelegate?
     let files: StaticFileResolver?
+    /// Copies request heads out of libwebsockets (with the configured custom headers).
+    let headReader: RequestHeadReader
     private var allocations: CAllocations?
     private let stateLock = NSLock()
     private var boundPort = 0
@@ -45,6 +47,7 @@ public final class WebSocketServer {
         self.configuration = configuration
         self.delegate = delegate
         self.files = configuration.webRoot.flatMap { StaticFileResolver(webRoot: $0) }
+        self.headReader = RequestHeadReader(customHeaders: configuration.customRequestHeaders)
         self.httpScratch = UnsafeMutableRawPointer.allocate(byteCount: WebSocketServer.httpScratchSize, alignment: 16)
         if let root = configuration.webRoot, files == nil {
             WebSocketLog.log(.warn, "web root \(root) does not exist; no static files will be served")

@@ -8,7 +8,7 @@ public struct WebSocketServerConfiguration {
     public var host: String = "127.0.0.1"
     /// The TCP port; 0 asks the system for a free one (`start()` returns it).
     public var port: Int = 8080
-    /// Directory served for GET requests the delegate does not answer; nil serves no files.
+    /// Directory served for GET and HEAD requests the delegate does not answer; nil serves no files.
     public var webRoot: String? = nil
     /// The only path on which WebSocket upgrades are accepted.
     public var webSocketPath: String = "/ws"
@@ -19,6 +19,15 @@ public struct WebSocketServerConfiguration {
     public var vhostName: String = "default"
     /// The `Server:` header of HTTP responses; nil sends none.
     public var serverName: String? = nil
+    /// The largest HTTP request body read, in bytes (after chunked coding is removed). A request
+    /// declaring a longer `Content-Length` is answered `413` at once without reading its body; a
+    /// chunked body is answered `413` as soon as it grows past the limit. Either way the
+    /// connection closes after the answer.
+    public var maxRequestBodyBytes: Int = 16 << 20
+    /// Request headers libwebsockets does not parse itself that requests should carry
+    /// (`Idempotency-Key`, `X-Request-Id`, …), any case. libwebsockets 4.1 keeps unknown headers
+    /// but cannot list them, so only those named here reach `HTTPRequest.headers`.
+    public var customRequestHeaders: [String] = []
     /// The largest inbound message (after reassembly) delivered to the delegate, in bytes.
     public var maxMessageSize: Int = 65_536
     /// Negotiate permessage-deflate (RFC 7692) with clients that offer it.

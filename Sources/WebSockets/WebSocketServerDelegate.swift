@@ -46,8 +46,30 @@ public protocol WebSocketServerDelegate: AnyObject {
     /// more is pending after it. Called after `requestWrite()`, and again after each write for
     /// as long as the previous answer said `morePending` (or a close is queued).
     func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame
-    /// Answers an HTTP request, or returns nil to fall back to static files (then 404).
+    /// Answers an HTTP request of any method, with its complete body: `.now(response)`,
+    /// `.later` (then `responder.respond(_:)` once, on the service thread), or `.notHandled` to
+    /// fall back to static files (GET, HEAD; else 404) or `405` with `Allow: GET, HEAD`.
+    ///
+    /// The default asks `webSocketServer(_:respondTo:)` and answers at once.
+    func webSocketServer(_ server: WebSocketServer, handle request: HTTPRequest, responder: HTTPResponder) -> HTTPAnswer
+    /// Answers an HTTP request at once, or returns nil for `.notHandled`. Only asked by the
+    /// default `webSocketServer(_:handle:responder:)`.
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse?
+    /// Before a request body is read: the request's head (`body` empty) and the chance to refuse
+    /// it now (401, 404, 405, 413, 415, …). A refusal is sent at once without reading the body,
+    /// and the connection closes after it. Nil (the default) reads the body, up to
+    /// `maxRequestBodyBytes`, and then hands the whole request to `handle`.
+    /// Asked only for requests that have a body.
+    func webSocketServer(_ server: WebSocketServer, shouldReadBodyOf request: HTTPRequest) -> HTTPResponse?
+    /// The `413` for a body over `maxRequestBodyBytes` (declared, or a chunked body growing past
+    /// it), to answer in the delegate's own format; nil (the default) sends a plain-text one.
+    func webSocketServer(_ server: WebSocketServer, responseToOversizedBodyOf request: HTTPRequest, limit: Int) -> HTTPResponse?
+    /// A WebSocket handshake on `webSocketPath`, before the upgrade: the handshake request
+    /// (GET, its path, query, headers and peer) and the chance to refuse it with an HTTP
+    /// response (403, 401, 503, …), which the client receives instead of `101`; the connection
+    /// closes after it. Nil (the default) accepts; the headers stay readable on the
+    /// `WebSocketConnection` (`handshake`).
+    func webSocketServer(_ server: WebSocketServer, shouldAcceptUpgrade request: HTTPRequest) -> HTTPResponse?
     /// One service pass is over: every callback of the events one poll returned has run. The
     /// place to do once what many events of the same pass asked for.
     func webSocketServerDidFinishServicePass(_ server: WebSocketServer)
@@ -58,7 +80,23 @@ extension WebSocketServerDelegate {
         connection.close(code: 1009, reason: "message too large")
     }
 
+    public func webSocketServer(_ server: WebSocketServer, handle request: HTTPRequest, responder: HTTPResponder) -> HTTPAnswer {
+        return webSocketServer(server, respondTo: request).map(HTTPAnswer.now) ?? .notHandled
+    }
+
     public func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
+        return nil
+    }
+
+    public func webSocketServer(_ server: WebSocketServer, shouldReadBodyOf request: HTTPRequest) -> HTTPResponse? {
+        return nil
+    }
+
+    public func webSocketServer(_ server: WebSocketServer, responseToOversizedBodyOf request: HTTPRequest, limit: Int) -> HTTPResponse? {
+        return nil
+    }
+
+    public func webSocketServer(_ server: WebSocketServer, shouldAcceptUpgrade request: HTTPRequest) -> HTTPResponse? {
         return nil
     }
 

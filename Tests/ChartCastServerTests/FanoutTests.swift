@@ -14,6 +14,7 @@ final class FanoutTests: XCTestCase {
         var userData: AnyObject?
         var writeRequests = 0
         var closedWith: UInt16?
+        var authorization: String?
         init(id: Int) { self.id = id }
         func requestWrite() { writeRequests += 1 }
         func close(code: UInt16, reason: String) { closedWith = code }

@@ -11,16 +11,23 @@ final class TestServer {
     let server: ChartCastServer
     let port: Int
 
-    init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil, deflate: Bool = false) throws {
+    init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil, deflate: Bool = false,
+         writeToken: String? = nil, autoCreate: Bool = true) throws {
         let logger = Logger(level: .warn)
         server = ChartCastServer(options: ServerOptions(host: "127.0.0.1", port: 0, webRoot: webRoot, tick: tick,
-                                                        window: window, deflate: deflate, logLevel: .warn), logger: logger)
+                                                        window: window, deflate: deflate, logLevel: .warn,
+                                                        writeToken: writeToken, autoCreate: autoCreate), logger: logger)
         port = try server.start()
     }
 
-    /// A connected viewer that has read its `welcome` and the five snapshots.
-    func viewer(file: StaticString = #filePath, line: UInt = #line) throws -> TestViewer {
-        try TestViewer(port: port)
+    /// A connected viewer that has read its `welcome` and a snapshot of every chart.
+    func viewer(headers: [HTTPHeaderField] = [], file: StaticString = #filePath, line: UInt = #line) throws -> TestViewer {
+        try TestViewer(port: port, headers: headers)
+    }
+
+    /// One request to the API over a raw loopback socket (`Connection: close`).
+    func request(_ method: String, _ path: String, headers: [String] = [], body: [UInt8] = []) throws -> RawHTTPResponse {
+        try rawHTTP(port: port, method: method, path: path, extraHeaders: headers, body: body)
     }
 
     deinit { server.shutdown() }
@@ -34,8 +41,8 @@ final class TestViewer {
     private(set) var snapshots: [String: ServerMessage.Snapshot] = [:]
     var id: String { welcome?.viewer.id ?? "" }
 
-    init(port: Int, readInitialState: Bool = true) throws {
-        client = try BlockingWebSocketClient.connect(port: port, subprotocol: ChartCastServer.subprotocol)
+    init(port: Int, readInitialState: Bool = true, headers: [HTTPHeaderField] = []) throws {
+        client = try BlockingWebSocketClient.connect(port: port, subprotocol: ChartCastServer.subprotocol, headers: headers)
         guard readInitialState else { return }
         welcome = try next { if case .welcome(let w) = $0 { return w }; return nil }
         while snapshots.count < (welcome?.charts.count ?? 0) {

@@ -22,13 +22,17 @@ public final class BlockingWebSocketClient {
     }
 
     /// Connects and waits for the handshake.
-    /// - Parameter subprotocol: the subprotocol to offer; nil offers none.
+    /// - Parameters:
+    ///   - subprotocol: the subprotocol to offer; nil offers none.
+    ///   - headers: extra handshake header fields (`Authorization`, …).
     /// - Throws: `WebSocketError.connectFailed` with the reason, or `.timeout`.
     public static func connect(host: String = "127.0.0.1", port: Int, path: String = "/ws",
-                               subprotocol: String? = nil, timeout: Double = 5) throws -> BlockingWebSocketClient {
+                               subprotocol: String? = nil, headers: [HTTPHeaderField] = [],
+                               timeout: Double = 5) throws -> BlockingWebSocketClient {
         let context = try WebSocketClientContext(threadName: "ws-blocking-client")
         let inbox = BlockingInbox()
-        let connection = context.connect(host: host, port: port, path: path, subprotocol: subprotocol, delegate: inbox)
+        let connection = context.connect(host: host, port: port, path: path, subprotocol: subprotocol, headers: headers,
+                                         delegate: inbox)
         do {
             try inbox.waitForHandshake(timeout: timeout)
         } catch {

@@ -136,7 +136,68 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     }
 
     private var _httpPaths: [String] = []
+    private var _httpRequests: [HTTPRequest] = []
+    private var _bodyChecks: [HTTPRequest] = []
+    private var _upgradeChecks: [HTTPRequest] = []
     var httpPaths: [String] { return locked { _httpPaths } }
+    /// Every request handed to `handle`, with its body.
+    var httpRequests: [HTTPRequest] { return locked { _httpRequests } }
+    /// Every request head asked about before its body.
+    var bodyChecks: [HTTPRequest] { return locked { _bodyChecks } }
+    /// Every handshake asked about before its upgrade.
+    var upgradeChecks: [HTTPRequest] { return locked { _upgradeChecks } }
+
+    /// Decides `shouldReadBodyOf` (nil: read every body). Set before requests arrive.
+    var bodyRefusal: ((HTTPRequest) -> HTTPResponse?)?
+    /// Decides `shouldAcceptUpgrade` (nil: accept). Set before handshakes arrive.
+    var upgradeRefusal: ((HTTPRequest) -> HTTPResponse?)?
+    /// Decides `responseToOversizedBodyOf` (nil: the server's plain 413).
+    var oversizedResponse: ((HTTPRequest, Int) -> HTTPResponse?)?
+    /// Called for `/api/later`, which answers `.later`: the test answers through the responder.
+    var onLater: ((HTTPRequest, HTTPResponder) -> Void)?
+
+    func webSocketServer(_ server: WebSocketServer, shouldReadBodyOf request: HTTPRequest) -> HTTPResponse? {
+        checkThread(server)
+        locked { _bodyChecks.append(request) }
+        return bodyRefusal?(request)
+    }
+
+    func webSocketServer(_ server: WebSocketServer, responseToOversizedBodyOf request: HTTPRequest, limit: Int) -> HTTPResponse? {
+        checkThread(server)
+        return oversizedResponse?(request, limit)
+    }
+
+    func webSocketServer(_ server: WebSocketServer, shouldAcceptUpgrade request: HTTPRequest) -> HTTPResponse? {
+        checkThread(server)
+        locked { _upgradeChecks.append(request) }
+        return upgradeRefusal?(request)
+    }
+
+    func webSocketServer(_ server: WebSocketServer, handle request: HTTPRequest, responder: HTTPResponder) -> HTTPAnswer {
+        checkThread(server)
+        locked { _httpRequests.append(request) }
+        switch request.path {
+        case "/api/later":
+            onLater?(request, responder)
+            return .later
+        case "/api/upload":
+            // The body back, with what the server saw of the request in headers.
+            return .now(HTTPResponse(status: 200, contentType: "application/octet-stream", body: request.body, headers: [
+                HTTPHeaderField(name: "X-Method", value: request.method),
+                HTTPHeaderField(name: "X-Body-Length", value: String(request.body.count)),
+            ]))
+        case "/api/nocontent":
+            return .now(.noContent)
+        case "/api/only-put":
+            guard request.method == "PUT" else {
+                return .now(HTTPResponse(status: 405, contentType: "text/plain; charset=utf-8", body: Array("use PUT\n".utf8),
+                                         headers: [HTTPHeaderField(name: "Allow", value: "PUT")]))
+            }
+            return .now(.text("put \(request.body.count)"))
+        default:
+            return webSocketServer(server, respondTo: request).map(HTTPAnswer.now) ?? .notHandled
+        }
+    }
 
     func webSocketServer(_ server: WebSocketServer, respondTo request: HTTPRequest) -> HTTPResponse? {
         checkThread(server)

@@ -124,6 +124,29 @@ final class WebSocketHTTPTests: XCTestCase {
         }
     }
 
+    func testOtherMethodsOnStaticFilesGet405WithAllowAndAWholeBody() throws {
+        let (server, port) = try startFileServer()
+        defer { server.shutdown() }
+        let connection = try RawHTTPConnection(port: port)
+        for (method, body) in [("POST", Array("hello".utf8)), ("PUT", []), ("DELETE", []), ("OPTIONS", [])] as [(String, [UInt8])] {
+            connection.send(method: method, path: "/index.html", headers: ["Content-Length: \(body.count)"], body: body)
+            let refused = try connection.readResponse()
+            XCTAssertEqual(refused.status, 405, method)
+            XCTAssertEqual(refused.headers["allow"], "GET, HEAD", method)
+            XCTAssertEqual(refused.headers["content-length"], String(refused.body.count), method)
+            XCTAssertEqual(refused.bodyText, "method not allowed\n", method)
+        }
+        // The bodies were read: the connection serves the page next.
+        connection.send(method: "GET", path: "/index.html")
+        XCTAssertEqual(try connection.readResponse().bodyText, "<!doctype html><title>Test page</title>")
+        connection.send(method: "HEAD", path: "/style.css")
+        let head = try connection.readResponse(bodyless: true)
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.headers["content-length"], "14")
+        connection.send(method: "GET", path: "/healthz")
+        XCTAssertEqual(try connection.readResponse().bodyText, "ok", "no stray bytes after the HEAD")
+    }
+
     func testHeadGetsHeadersWithoutBody() throws {
         let (server, port) = try startFileServer()
         defer { server.shutdown() }
@@ -146,6 +169,9 @@ final class WebSocketHTTPTests: XCTestCase {
         let (server, _, port) = try startServer()
         defer { server.shutdown() }
         XCTAssertEqual(try rawHTTP(port: port, path: "/index.html").status, 404)
-        XCTAssertEqual(try rawHTTP(port: port, method: "DELETE", path: "/healthz").status, 405)
+        let refused = try rawHTTP(port: port, method: "DELETE", path: "/index.html")
+        XCTAssertEqual(refused.status, 405)
+        XCTAssertEqual(refused.headers["allow"], "GET, HEAD")
+        XCTAssertEqual(refused.bodyText, "method not allowed\n")
     }
 }
