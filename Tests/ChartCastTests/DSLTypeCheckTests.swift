@@ -99,7 +99,12 @@ final class DSLTypeCheckTests: XCTestCase {
         try source.write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = swiftc
-        process.arguments = ["-typecheck", "-I", modules.path, "-module-cache-path", directory.appendingPathComponent("cache").path, file.path]
+        // The system library targets ChartCast depends on (through the server) are found by their module maps.
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let systemModules = ["CLibWebsockets", "CZlib"].flatMap { ["-I", sources.appendingPathComponent($0).path] }
+        process.arguments = ["-typecheck", "-I", modules.path] + systemModules
+            + ["-module-cache-path", directory.appendingPathComponent("cache").path, file.path]
         process.currentDirectoryURL = directory
         let pipe = Pipe()
         process.standardOutput = pipe
