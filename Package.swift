@@ -38,7 +38,7 @@ let package = Package(
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest"]),
         // Headless viewers and drivers for load tests.
-        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol"]),
+        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest"]),

@@ -1,3 +1,4 @@
+import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
 import Foundation
@@ -123,20 +124,15 @@ final class IngestDriver {
 
     /// `{"x":[…],"series":{"t":[sentAt,null,…],"v":[…]}}` for `count` points from `firstX`.
     static func columns(firstX: Int, count: Int, sentAt: UInt64, random: inout UInt64) -> [UInt8] {
-        var w = JSONWriter(capacity: 32 * count + 64)
-        w.beginObject()
-        w.key("x"); w.beginArray(); for i in 0..<count { w.number(firstX + i) }; w.endArray()
-        w.key("series"); w.beginObject()
-        w.key("t"); w.beginArray(); w.number(Double(sentAt)); for _ in 1..<max(1, count) { w.null() }; w.endArray()
-        w.key("v"); w.beginArray()
-        for _ in 0..<count {
+        let n = max(1, count)
+        var t = [Double?](repeating: nil, count: n)
+        t[0] = Double(sentAt)
+        var v = [Double?](repeating: nil, count: n)
+        for i in 0..<n {
             random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            w.number(Double(random >> 44) / 1_048_576)
+            v[i] = Double(random >> 44) / 1_048_576
         }
-        w.endArray()
-        w.endObject()
-        w.endObject()
-        return w.bytes
+        return PointsBody.columns(x: (0..<n).map { Double(firstX + $0) }, series: [("t", t), ("v", v)])
     }
 
     /// The send time carried by an ingest chart's `append`: the `y` of its first point, which is

@@ -70,3 +70,16 @@ final class ApplyTests: XCTestCase {
         XCTAssertEqual((0..<cpu.count).map { cpu.xNumber(at: $0) }, [1_000, 2_000])
     }
 }
+
+/// The writers of the write formats produce what the parsers read.
+final class PointsBodyTests: XCTestCase {
+    func testRowsAndColumnsRoundTripThroughTheParsers() throws {
+        let rows = try JSONPointsParser.parse(PointsBody.rows([("user", .number(1_000), 1.5), ("user", .category("2024-12-01T00:00:00Z"), nil),
+                                                               ("sys", .number(2_000), -2)]))
+        XCTAssertEqual(rows.series, ["user", "sys"])
+        XCTAssertEqual(rows.count, 2, "a null is a missing value")
+        let columns = try JSONPointsParser.parse(PointsBody.columns(x: [1, 2, 3], series: [("a", [1, nil, 3]), ("b", [nil, nil, 0.25])]))
+        XCTAssertEqual(columns.count, 3)
+        XCTAssertEqual(columns[2], BatchPoint(series: 1, x: .number(3), y: 0.25, origin: columns[2].origin))
+    }
+}
