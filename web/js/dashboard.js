@@ -177,6 +177,7 @@ export class Dashboard {
       rtl: this.rtl,
       viewerOf: this.viewerOf,
       theme: () => this.theme,
+      limits: () => this.limits,
       onSelectionText: (p, lines) => this.#announce(lines),
     });
     return { model, panel };

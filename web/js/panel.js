@@ -22,7 +22,8 @@ export class ChartPanel {
   /**
    * @param {import('./model.js').ChartModel} model
    * @param {{send:(msg:object)=>boolean, rtl:boolean, viewerOf:(id:string)=>{name:string,color:string},
-   *          theme:()=>object, onSelectionText:(panel:ChartPanel, lines:string[])=>void}} env
+   *          theme:()=>object, limits:()=>{maxHovers:number},
+   *          onSelectionText:(panel:ChartPanel, lines:string[])=>void}} env
    */
   constructor(model, env) {
     this.model = model;
@@ -180,7 +181,7 @@ export class ChartPanel {
       this.overlayDirty = false;
       const ctx = this.overlay.getContext('2d');
       ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-      paintOverlay(ctx, model, this.size, this.plot, this.env.rtl, theme, this.env.viewerOf);
+      paintOverlay(ctx, model, this.size, this.plot, this.env.rtl, theme, this.env.viewerOf, this.env.limits().maxHovers);
     }
   }
 
