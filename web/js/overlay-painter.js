@@ -2,6 +2,7 @@
  * Paints the shared selection on a chart's overlay canvas: every viewer's
  * hover (band or rule plus an annotation on the side the server chose), the
  * scrub (rule, capsule, highlighted bar), the dragged range and the pin.
+ * Lines, points and areas get the same markers: a rule and a dot per value.
  * Positions come from the server's fractions, mirrored for right-to-left.
  */
 
