@@ -2,12 +2,14 @@
 Chromium driven through chromedriver, with the page's state, texts and canvas pixels
 read through `execute_script`, and pointer input sent as real W3C actions."""
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from page_scripts import AFTER_PAINT_JS, PIXELS_JS, POINT_JS, SPY_JS
+from page_scripts import AFTER_PAINT_JS, PANEL_ORDER_JS, PIXELS_JS, POINT_JS, SERIES_REGION_JS, SPY_JS
 
 CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")
@@ -91,6 +93,29 @@ class ServerProcess:
                 self.stop()
                 raise RuntimeError(f"server not healthy within {timeout:.0f} s: {self.log_tail()}")
             time.sleep(0.3)  # exited early (port busy?): try again until the deadline
+
+    def api(self, method, path, body=None, content_type="application/json"):
+        """One request to the server's HTTP API from loopback (writes need no token there): `body` is
+        sent as JSON (bytes as they are, with `content_type`). Returns (status, parsed JSON or None)."""
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        request = urllib.request.Request(self.url(path), data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, raw = error.code, error.read()
+        return status, (json.loads(raw) if raw.strip() else None)
+
+    def chart_ids(self):
+        """The ids of the server's charts, in dashboard order (`GET /api/charts`)."""
+        status, body = self.api("GET", "/api/charts")
+        if status != 200:
+            raise AssertionError(f"GET /api/charts answered {status}: {body}")
+        return [spec["id"] for spec in body["charts"]]
 
     def _healthy(self):
         try:
@@ -170,6 +195,27 @@ class Browser:
     def inspect(self):
         return self.driver.execute_script("return window.chartcast ? window.chartcast.inspect() : null")
 
+    def wait_chart(self, chart, points=None, timeout=10):
+        """Waits until the page shows `chart` with its snapshot and plot frame (and, if given, that
+        many points), then lets the next animation frame paint. Returns its `inspect()` entry."""
+        def shown():
+            info = (self.inspect() or {"charts": {}})["charts"].get(chart)
+            return (info and info["ready"] and info["plot"] and (points is None or info["points"] == points)
+                    and self.panel_order().count(chart) == 1)
+        wait_until(shown, f"{self.name} shows chart {chart!r}" + (f" with {points} points" if points is not None else ""),
+                   lambda: (self.inspect() or {"charts": {}})["charts"].get(chart), timeout=timeout)
+        time.sleep(0.15)
+        return self.inspect()["charts"][chart]
+
+    def wait_chart_gone(self, chart, timeout=10):
+        """Waits until the page shows no panel for `chart`."""
+        wait_until(lambda: chart not in self.inspect()["charts"] and chart not in self.panel_order(),
+                   f"{self.name} removes chart {chart!r}", self.panel_order, timeout=timeout)
+
+    def panel_order(self):
+        """The chart ids of the grid's panels, top-left first (DOM order)."""
+        return self.driver.execute_script(PANEL_ORDER_JS)
+
     def text_of(self, selector):
         return self.driver.execute_script(
             "const el = document.querySelector(arguments[0]); return el ? el.textContent : null", selector)
@@ -221,6 +267,17 @@ class Browser:
         x, y, w, h = rect if rect else (None, None, None, None)
         self.driver.execute_async_script(AFTER_PAINT_JS)
         return self.driver.execute_script(PIXELS_JS, chart, layer, x, y, w, h)
+
+    def series_pixels(self, chart, series_index, left, top, right, bottom, layer="base"):
+        """Pixels of one series' colour on a chart canvas inside a box given in visual fractions of
+        the plot (0, 0 = its top-left corner; values outside 0…1 reach beyond it, e.g. a negative top
+        for the legend), after the pending repaint: `opaque` (lines, dots, bars) and `translucent`
+        (area fills) counts of that colour, `total` pixels and their `meanAlpha`."""
+        result = self.driver.execute_async_script(SERIES_REGION_JS, chart, layer, series_index,
+                                                  left, top, right, bottom)
+        if "error" in result:
+            raise AssertionError(f"{self.name}: {result['error']}")
+        return result
 
     def _plot(self, chart):
         state = self.inspect()

@@ -74,8 +74,8 @@ return x;
 # Imports the page's own modules and runs their pure functions on known inputs.
 MODULES_JS = """
 const done = arguments[arguments.length - 1];
-Promise.all(['connection', 'geometry', 'model', 'format'].map(m => import(`/js/${m}.js`)))
-  .then(([connection, geometry, model, format]) => {
+Promise.all(['connection', 'geometry', 'model', 'format', 'base-painter'].map(m => import(`/js/${m}.js`)))
+  .then(([connection, geometry, model, format, painter]) => {
     const backoff = [0, 1, 2, 3, 4, 5, 9].map(a =>
       [connection.backoffDelay(a, () => 0), connection.backoffDelay(a, () => 1)]);
     const plot = {x: 10, y: 0, width: 400, height: 100};
@@ -101,12 +101,30 @@ Promise.all(['connection', 'geometry', 'model', 'format'].map(m => import(`/js/$
     bare.applySnapshot({x: {kind: 'category', domain: ['A']}, series: [{name: 'v', points: [['A', 3]]}]});
     drawable.push(bare.ready, bare.drawable, bare.yDomain);
     const may = geometry.timeTicks([Date.UTC(2022, 4, 1), Date.UTC(2022, 4, 30)], 5);
+    // Series named only by data: none in the spec, then as the snapshot and appends name them.
+    const named = new model.ChartModel({id: 'n', mark: 'line', x: {kind: 'time'}, series: []});
+    const seriesSeen = [named.series.map(x => x.name)];
+    named.applySnapshot({x: {kind: 'time', domain: [0, 1]}, y: {domain: [0, 1]}, series: []});
+    seriesSeen.push(named.series.map(x => x.name), named.drawable);
+    named.applyAppend({points: [{series: 'user', x: 5, y: 1}]});
+    named.applyAppend({points: [{series: 'system', x: 6, y: 2}, {series: 'user', x: 6, y: 3}]});
+    seriesSeen.push(named.series.map(x => x.name));
+    const t0 = Date.UTC(2024, 11, 1, 5, 16, 0);
+    const seconds = geometry.timeTicks([t0 + 400, t0 + 20_600], 5);
+    const blink = geometry.timeTicks([t0 + 100, t0 + 700], 4);
+    const flat = geometry.yScale({y: 10, height: 100}, [5, 5]);
     done({
       backoff,
       band: geometry.categoryBand(1, 4),
       rtlPixel: geometry.fractionToPixel(plot, 0.75, true),
       ticks: geometry.niceTicks(0, 2200, 6),
       dayTicks: may.ticks.map(t => format.formatTimeTick(t, may.step)),
+      secondTicks: seconds.ticks.map(t => format.formatTimeTick(t, seconds.step)),
+      blinkTicks: blink.ticks.map(t => format.formatTimeTick(t, blink.step)),
+      timeLabels: [format.formatX(t0 + 9_000, 'time'), format.formatX(t0, 'time'), format.formatX(Date.UTC(2024, 11, 1), 'time')],
+      flatY: [flat(5), flat(7)],
+      areaFloors: [[0, 100], [30, 75], [-20, -5], [-10, 10]].map(painter.areaFloor),
+      seriesSeen,
       points: m.series[0].points,
       categories: Object.fromEntries(c.series[0].points),
       drawable,
@@ -212,4 +230,60 @@ Promise.all([import('/js/theme.js'), painted]).then(([theme]) => {
   const half = plot.height / 2;
   done({colour: hex, top: count(plot.y + 2, half - 2), bottom: count(plot.y + half, half - 2)});
 }).catch(error => done({error: String(error && error.stack || error)}));
+"""
+
+
+# The chart ids of the grid's panels in DOM order.
+PANEL_ORDER_JS = """
+return [...document.querySelectorAll('#grid > section[data-chart]')].map(section => section.dataset.chart);
+"""
+
+# Classifies a chart canvas's pixels inside a box of visual plot fractions [left, top, right, bottom]
+# after the pending repaint: those of series `index`'s colour, opaque (alpha > 200) or translucent
+# (16 < alpha <= 200, e.g. an area's fill over nothing), plus the mean alpha of every pixel.
+SERIES_REGION_JS = """
+const [chart, layer, index, left, top, right, bottom, done] = arguments;
+const painted = new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+Promise.all([import('/js/theme.js'), painted]).then(([theme]) => {
+  const hex = theme.seriesColor(theme.currentTheme(), index);
+  const want = [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16));
+  const canvas = document.querySelector(`[data-chart="${chart}"] canvas.${layer}`);
+  const plot = window.chartcast.inspect().charts[chart].plot;
+  const scale = canvas.width / canvas.getBoundingClientRect().width;
+  const sx = Math.max(0, Math.round((plot.x + left * plot.width) * scale));
+  const sy = Math.max(0, Math.round((plot.y + top * plot.height) * scale));
+  const sw = Math.max(1, Math.min(canvas.width - sx, Math.round((right - left) * plot.width * scale)));
+  const sh = Math.max(1, Math.min(canvas.height - sy, Math.round((bottom - top) * plot.height * scale)));
+  const data = canvas.getContext('2d').getImageData(sx, sy, sw, sh).data;
+  let opaque = 0, translucent = 0, alpha = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    const a = data[i + 3];
+    alpha += a;
+    if (a <= 16 || !want.every((v, k) => Math.abs(data[i + k] - v) < 24)) continue;
+    if (a > 200) opaque += 1; else translucent += 1;
+  }
+  const total = data.length / 4;
+  done({colour: hex, total, opaque, translucent, meanAlpha: alpha / total});
+}).catch(error => done({error: String(error && error.stack || error)}));
+"""
+
+# Runs before the page's own scripts (`Browser.on_new_document`) and lets a test control the page's
+# WebSocket: window.__dropConnection() closes it and, while window.__blockSockets is true, every new
+# one goes to a port where nothing listens (the page keeps retrying, as if the server were away);
+# window.__deliver(msg) hands the page a message as if the server had sent it on the open socket.
+SOCKET_CONTROL_JS = """
+(() => {
+  const Native = window.WebSocket;
+  const sockets = [];
+  window.__blockSockets = false;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(window.__blockSockets ? 'ws://127.0.0.1:9/ws' : url, protocols);
+      sockets.push(this);
+    }
+  };
+  window.__dropConnection = () => sockets[sockets.length - 1].close();
+  window.__deliver = (msg) => sockets[sockets.length - 1].dispatchEvent(
+    new MessageEvent('message', {data: JSON.stringify(msg)}));
+})();
 """

@@ -6,8 +6,10 @@ free loopback port, opens the page in two headless Chromium browsers (A and B, d
 window sizes and pixel ratios) and checks that selections made in one are drawn in the
 other, that range-dragging, tapping, right-to-left and reconnecting work, that the page
 follows the limits announced in `welcome` and shows a refused name beside the name field
-(a third browser, C, joins for those), and that the page logs no console errors. Prints
-"N passed, N failed" at the end and exits non-zero on any failure.
+(a third browser, C, joins for those), that charts defined, written to, replaced and removed
+over the HTTP API while the browsers watch appear, change and go in both (area marks, series
+named only by data and empty charts included), and that the page logs no console errors.
+Prints "N passed, N failed" at the end and exits non-zero on any failure.
 
 Run: CHARTCAST_BIN=.build/debug/chartcast /usr/bin/python3 Tests/browser/test_dashboard.py
 (CHARTCAST_WEB_ROOT overrides the page directory, e.g. to try a changed copy of web/.)
@@ -23,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_support import Browser, ServerProcess, free_port, wait_until  # noqa: E402
-from page_scripts import (DISPATCH_MOVES_JS, MODULES_JS, NAMES_JS, SERIES_PIXELS_JS, SPY_JS,  # noqa: E402
-                          wire_tap_js)
+from page_scripts import (DISPATCH_MOVES_JS, MODULES_JS, NAMES_JS, SERIES_PIXELS_JS, SOCKET_CONTROL_JS,  # noqa: E402
+                          SPY_JS, wire_tap_js)
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "screenshot.png"
@@ -33,6 +35,12 @@ SCREENSHOT = REPO / "docs" / "screenshot.png"
 V1_LIMITS = {"maxMessageBytes": 65536, "maxNameLength": 40, "maxNameBytes": 160, "maxRefLength": 64,
              "messagesPerSecond": 240, "messageBurst": 480, "maxHovers": 8, "maxRangeRows": 500,
              "maxCoordinate": 1000000}
+
+DEMO_CHARTS = ["workouts", "intake", "expenses", "sales", "temperature"]
+
+# 2024-12-01T00:00:00Z and an hour, in epoch ms: x values of the time charts the tests define.
+DEC_1 = 1733011200000
+HOUR = 3_600_000
 
 SALES_MONTHS = ["January", "February", "March", "April", "May", "June", "July",
                 "August", "September", "October", "November", "December"]
@@ -77,14 +85,14 @@ class DashboardInTwoBrowsers(unittest.TestCase):
             browser.release_pointer()
 
     @contextlib.contextmanager
-    def third_browser(self, *early_scripts):
-        """A fresh browser C (empty localStorage) showing the dashboard, with `early_scripts`
-        run before the page's own on every load; closed afterwards."""
+    def third_browser(self, *early_scripts, path="/"):
+        """A fresh browser C (empty localStorage) showing the dashboard at `path`, with
+        `early_scripts` run before the page's own on every load; closed afterwards."""
         c = Browser("C", width=1200, height=900)
         try:
             for script in early_scripts:
                 c.on_new_document(script)
-            c.open(self.server.url("/"))
+            c.open(self.server.url(path))
             c.wait_ready()
             yield c
         finally:
@@ -248,6 +256,13 @@ class DashboardInTwoBrowsers(unittest.TestCase):
         self.assertEqual(result["rtlPixel"], 110)
         self.assertEqual(result["ticks"], [0, 500, 1000, 1500, 2000])
         self.assertEqual(result["dayTicks"], ["May 5", "May 12", "May 19", "May 26"])
+        self.assertEqual(result["secondTicks"], ["05:16:05", "05:16:10", "05:16:15", "05:16:20"])
+        self.assertEqual(result["blinkTicks"], ["05:16:00"], "a span within one second: one tick, mid-span")
+        self.assertEqual(result["timeLabels"], ["Dec 1 05:16:09", "Dec 1 05:16", "Dec 1"])
+        self.assertEqual(result["flatY"], [60, 60], "a single y value is drawn mid-plot")
+        self.assertEqual(result["areaFloors"], [0, 30, -20, 0], "areas fill to 0 inside the domain, else its floor")
+        self.assertEqual(result["seriesSeen"], [[], [], True, ["user", "system"]],
+                         "series named by data join in the order they arrive")
         self.assertEqual(result["points"], [[2, 20], [3, 35], [4, 40], [5, 50], [6, 60]])
         self.assertEqual(result["categories"], {"Mon": 5, "Tue": 7})
         self.assertEqual(result["drawable"], [False, True, True, False, None],
@@ -464,9 +479,326 @@ class DashboardInTwoBrowsers(unittest.TestCase):
             self.b.open(self.server.url("/"))
             self.b.wait_ready()
 
+    # -- charts defined while watching ----------------------------------------------------
+
+    def define_chart(self, chart, spec, points=None):
+        """PUTs `spec` as `chart` (expecting 201 created) and POSTs `points` (rows) to it; the
+        chart is deleted again when the test ends, whatever happened."""
+        self.addCleanup(self.server.api, "DELETE", f"/api/charts/{chart}")
+        status, body = self.server.api("PUT", f"/api/charts/{chart}", spec)
+        self.assertEqual(status, 201, f"PUT {chart}: {body}")
+        if points:
+            self.write_points(chart, points)
+        return body
+
+    def write_points(self, chart, points):
+        status, body = self.server.api("POST", f"/api/charts/{chart}/points", {"points": points})
+        self.assertEqual((status, body["accepted"]), (200, len(points)), f"POST {chart}/points: {body}")
+
+    def assert_no_console_errors(self, *browsers):
+        for browser in browsers or (self.a, self.b):
+            self.assertEqual(browser.console_errors(), [], f"{browser.name}: console errors")
+            self.assertEqual(browser.server_errors(), [], f"{browser.name}: the server refused a message")
+
+    def test_8b_chart_put_over_http_appears_drawn_and_shared_in_both(self):
+        for browser in (self.a, self.b):
+            browser.spy_on_sent_messages()
+        self.define_chart("probe", {"title": "Probe load", "mark": "line", "x": {"kind": "time", "label": "Time"},
+                                    "y": {"label": "%", "domain": [0, 100]}, "series": ["load"]})
+        for browser in (self.a, self.b):
+            # Added at the end of the grid, empty: axes drawn on the spec's fixed y domain, no marks.
+            info = browser.wait_chart("probe", points=0)
+            self.assertEqual(browser.panel_order(), DEMO_CHARTS + ["probe"], f"{browser.name}: grid order")
+            self.assertEqual((info["mark"], info["yDomain"], info["series"]), ("line", [0, 100], ["load"]))
+            self.assertEqual(browser.text_of('[data-chart="probe"] h2'), "Probe load")
+            axes = browser.pixels("probe", "base")
+            self.assertGreater(axes["painted"], axes["total"] * 0.005, f"{browser.name}: empty chart has axes {axes}")
+            self.assertEqual(axes["width"], round(info["size"]["width"] * browser.scale),
+                             f"{browser.name}: canvas sized to box × devicePixelRatio")
+            empty = browser.series_pixels("probe", 0, 0, 0, 1, 1)
+            self.assertEqual(empty["opaque"] + empty["translucent"], 0, f"{browser.name}: no marks yet {empty}")
+            self.assertIn("no data yet", browser.text_of('[data-chart="probe"] .chart-summary'))
+            # The new panel sent its own viewport, its plot frame at this browser's size.
+            wait_until(lambda: any(m["chart"] == "probe" for m in browser.sent("viewport")),
+                       f"{browser.name} sends a viewport for the new chart", lambda: browser.sent("viewport"))
+            viewport = [m for m in browser.sent("viewport") if m["chart"] == "probe"][-1]
+            self.assertEqual(viewport["plot"], info["plot"])
+            self.assertFalse(viewport["rtl"])
+        self.assertNotEqual(self.a.inspect()["charts"]["probe"]["plot"]["width"],
+                            self.b.inspect()["charts"]["probe"]["plot"]["width"])
+
+        # One point: the x domain is that point ± half a day, so its dot sits in the middle of the
+        # plot, at half height on the fixed 0…100 axis.
+        self.write_points("probe", [{"series": "load", "x": DEC_1, "y": 50}])
+        for browser in (self.a, self.b):
+            info = browser.wait_chart("probe", points=1)
+            self.assertEqual(info["yDomain"], [0, 100], "the spec's y domain stays fixed")
+            dot = browser.series_pixels("probe", 0, 0.47, 0.45, 0.53, 0.55)
+            self.assertGreater(dot["opaque"], 10, f"{browser.name}: the single point's dot mid-plot {dot}")
+            corner = browser.series_pixels("probe", 0, 0, 0, 0.4, 0.4)
+            self.assertEqual(corner["opaque"], 0, f"{browser.name}: nothing in the top-left {corner}")
+
+        values = [50, 20, 80, 35, 65, 10, 90]
+        self.write_points("probe", [{"series": "load", "x": DEC_1 + i * HOUR, "y": v}
+                                    for i, v in enumerate(values) if i > 0])
+        for browser in (self.a, self.b):
+            browser.wait_chart("probe", points=len(values))
+            line = browser.series_pixels("probe", 0, 0, 0, 1, 1)
+            self.assertGreater(line["opaque"], 300 * browser.scale, f"{browser.name}: the line is drawn {line}")
+            high = browser.series_pixels("probe", 0, 0, 0, 1, 0.2)
+            low = browser.series_pixels("probe", 0, 0, 0.8, 1, 1)
+            self.assertGreater(high["opaque"], 0, f"{browser.name}: 90 reaches the top fifth {high}")
+            self.assertGreater(low["opaque"], 0, f"{browser.name}: 10 reaches the bottom fifth {low}")
+
+        # A hover in A on the new chart is drawn in B: 03:00, the fourth point (35).
+        domain = self.a.inspect()["charts"]["probe"]["domain"]
+        self.a.hover("probe", (DEC_1 + 3 * HOUR - domain[0]) / (domain[1] - domain[0]), 0.5)
+        name_a = self.a.inspect()["me"]["name"]
+        wait_until(lambda: f"{name_a}: Dec 1 03:00 — load 35" in self.b.selection_text("probe"),
+                   "B shows A's hover on the new chart", lambda: self.b.selection_text("probe"))
+        hover = self.b.inspect()["charts"]["probe"]["selection"]["hovers"][0]
+        self.assertEqual(hover["x"], DEC_1 + 3 * HOUR)
+        rule = self.b.fraction_pixels("probe", hover["fraction"] - 0.004, hover["fraction"] + 0.004)
+        self.assertGreater(rule["painted"], 0, f"B draws the hover's rule {rule}")
+        far = self.b.fraction_pixels("probe", 0.02, 0.2)
+        self.assertEqual(far["painted"], 0, f"B's overlay is clear away from the hover {far}")
+        self.a.leave("probe")
+        wait_until(lambda: self.b.selection_text("probe") == "", "B clears the hover",
+                   lambda: self.b.selection_text("probe"))
+        self.assert_no_console_errors()
+
+    def test_8c_line_protocol_write_creates_a_chart_with_series_named_by_data(self):
+        self.addCleanup(self.server.api, "DELETE", "/api/charts/cpu")
+        status, body = self.server.api("POST", "/api/v2/write", b"cpu user=42", content_type="text/plain")
+        self.assertEqual(status, 204, body)
+        colour_of_user = {}
+        for browser in (self.a, self.b):
+            info = browser.wait_chart("cpu", points=1)
+            self.assertEqual(browser.panel_order()[-1], "cpu", f"{browser.name}: added at the end")
+            self.assertEqual((info["mark"], info["kind"], info["series"]), ("line", "time", ["user"]))
+            dot = browser.series_pixels("cpu", 0, 0.4, 0.3, 0.6, 0.7)
+            self.assertGreater(dot["opaque"], 10, f"{browser.name}: the point's dot {dot}")
+            legend = browser.series_pixels("cpu", 0, 0, -1, 1, 0)
+            self.assertGreater(legend["opaque"], 20, f"{browser.name}: a legend swatch for user {legend}")
+            colour_of_user[browser.name] = legend["colour"]
+        # A field the chart has not seen yet adds a series: a legend entry in the next colour.
+        status, body = self.server.api("POST", "/api/v2/write", b"cpu system=7", content_type="text/plain")
+        self.assertEqual(status, 204, body)
+        for browser in (self.a, self.b):
+            info = browser.wait_chart("cpu", points=2)
+            self.assertEqual(info["series"], ["user", "system"], f"{browser.name}: series as they appeared")
+            legend = browser.series_pixels("cpu", 1, 0, -1, 1, 0)
+            self.assertGreater(legend["opaque"], 20, f"{browser.name}: a legend swatch for system {legend}")
+            dots = browser.series_pixels("cpu", 1, 0, 0, 1, 1)
+            self.assertGreater(dots["opaque"], 10, f"{browser.name}: system's point in its own colour {dots}")
+            self.assertNotEqual(dots["colour"], colour_of_user[browser.name], "a colour of its own")
+        self.assert_no_console_errors()
+
+    def test_8d_chart_deleted_over_http_leaves_both_and_the_rest_keep_working(self):
+        self.define_chart("doomed", {"title": "Doomed", "mark": "bar",
+                                     "x": {"kind": "category", "categories": ["Mon", "Tue", "Wed"]},
+                                     "series": ["visits"]},
+                          [{"series": "visits", "x": day, "y": v} for day, v in (("Mon", 3), ("Tue", 9), ("Wed", 5))])
+        for browser in (self.a, self.b):
+            browser.wait_chart("doomed", points=3)
+        self.a.hover("doomed", 1.5 / 3, 0.5)
+        wait_until(lambda: "Tue — visits 9" in self.b.selection_text("doomed"), "B shows A's hover on doomed",
+                   lambda: self.b.selection_text("doomed"))
+        # Keep A's removed canvas to check that it no longer sends anything.
+        self.a.spy_on_sent_messages()
+        self.a.driver.execute_script(
+            "window.__removedOverlay = document.querySelector('[data-chart=doomed] canvas.overlay')")
+        status, _ = self.server.api("DELETE", "/api/charts/doomed")
+        self.assertEqual(status, 204)
+        for browser in (self.a, self.b):
+            browser.wait_chart_gone("doomed")
+            self.assertEqual(browser.panel_order(), DEMO_CHARTS)
+            self.assertEqual(list(browser.inspect()["order"]), DEMO_CHARTS)
+        self.a.driver.execute_script(
+            "const c = window.__removedOverlay;"
+            "c.dispatchEvent(new PointerEvent('pointermove', {bubbles: true, pointerId: 1, pointerType: 'mouse',"
+            " clientX: 40, clientY: 40}));"
+            "c.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));")
+        time.sleep(0.3)
+        self.assertEqual([m for m in self.a.sent("pointer") + self.a.sent("key") if m["chart"] == "doomed"], [],
+                         "the removed panel's listeners are gone")
+        # The other charts still share their selections.
+        self.a.hover("sales", fraction_x=2.5 / 12, fraction_y=0.5)
+        wait_until(lambda: "Coffee 1,900" in self.b.selection_text("sales"), "hover on sales still travels",
+                   lambda: self.b.selection_text("sales"))
+        self.a.leave("sales")
+        wait_until(lambda: self.b.selection_text("sales") == "", "B clears the sales hover",
+                   lambda: self.b.selection_text("sales"))
+        self.assert_no_console_errors()
+
+    def test_8e_replacing_a_chart_with_another_mark_redraws_it_in_place(self):
+        regions = ["North", "South", "East", "West"]
+        self.define_chart("swap", {"title": "Units", "mark": "bar", "x": {"kind": "category", "categories": regions},
+                                   "series": ["units"]},
+                          [{"series": "units", "x": r, "y": v} for r, v in zip(regions, (40, 80, 60, 20))])
+        for browser in (self.a, self.b):
+            browser.wait_chart("swap", points=4)
+            browser.driver.execute_script("document.querySelector('[data-chart=swap]').__before = true")
+            # South's bar (band 1) reaches down to the axis.
+            foot = browser.series_pixels("swap", 0, 1.3 / 4, 0.9, 1.7 / 4, 0.99)
+            self.assertGreater(foot["opaque"], foot["total"] * 0.9, f"{browser.name}: South's bar {foot}")
+        order = self.a.panel_order()
+        status, body = self.server.api("PUT", "/api/charts/swap", {
+            "title": "Units (line)", "mark": "line", "x": {"kind": "category", "categories": regions},
+            "series": ["units"]})
+        self.assertEqual(status, 200, body)
+        for browser in (self.a, self.b):
+            wait_until(lambda: browser.inspect()["charts"]["swap"]["mark"] == "line", f"{browser.name} gets the new spec",
+                       lambda: browser.inspect()["charts"]["swap"])
+            info = browser.wait_chart("swap", points=4)  # the data is kept: same kind and categories
+            self.assertTrue(browser.driver.execute_script(
+                "return document.querySelector('[data-chart=swap]').__before === true"),
+                f"{browser.name}: the same panel, redrawn in place")
+            self.assertEqual(browser.panel_order(), order, f"{browser.name}: the grid keeps its order")
+            self.assertEqual(browser.text_of('[data-chart="swap"] h2'), "Units (line)")
+            self.assertGreater(info["yDomain"][0], 0, "a line's y domain need not reach 0")
+            foot = browser.series_pixels("swap", 0, 1.3 / 4, 0.9, 1.7 / 4, 0.99)
+            self.assertEqual(foot["opaque"], 0, f"{browser.name}: no bar left under South {foot}")
+            line = browser.series_pixels("swap", 0, 0, 0, 1, 1)
+            self.assertGreater(line["opaque"], 200 * browser.scale, f"{browser.name}: the line {line}")
+        # Still interactive: a hover on the replaced chart travels.
+        self.b.hover("swap", 2.5 / 4, 0.5)
+        wait_until(lambda: "East — units 60" in self.a.selection_text("swap"), "A shows B's hover on the new line",
+                   lambda: self.a.selection_text("swap"))
+        self.b.leave("swap")
+        self.assert_no_console_errors()
+
+    def test_8f_area_chart_fills_below_its_lines(self):
+        self.define_chart("fill", {"title": "Fill", "mark": "area", "x": {"kind": "time"},
+                                   "y": {"domain": [0, 100]}, "series": ["a", "b"]},
+                          [{"series": s, "x": DEC_1 + i * HOUR, "y": v}
+                           for i in range(8) for s, v in (("a", 60), ("b", 30))])
+        for browser in (self.a, self.b):
+            info = browser.wait_chart("fill", points=16)
+            self.assertEqual(info["yDomain"], [0, 100])
+            # Between the lines (55…35) only a's fill: translucent, in a's colour.
+            only_a = browser.series_pixels("fill", 0, 0.15, 0.47, 0.85, 0.63)
+            self.assertGreater(only_a["translucent"], only_a["total"] * 0.7, f"{browser.name}: a's fill {only_a}")
+            # Above a's line (95…72) nothing of a.
+            above = browser.series_pixels("fill", 0, 0.15, 0.05, 0.85, 0.28)
+            self.assertEqual(above["opaque"] + above["translucent"], 0, f"{browser.name}: above a's line {above}")
+            # a's line itself is opaque, at 60.
+            line = browser.series_pixels("fill", 0, 0.15, 0.38, 0.85, 0.42)
+            self.assertGreater(line["opaque"], 0, f"{browser.name}: a's line {line}")
+            # Below both (25…5) the fills overlap: more opaque than one, still see-through, down to 0.
+            both = browser.series_pixels("fill", 1, 0.15, 0.77, 0.85, 0.93)
+            self.assertGreater(both["meanAlpha"], only_a["meanAlpha"] + 20, f"{browser.name}: {both} over {only_a}")
+            self.assertLess(both["meanAlpha"], 230, f"{browser.name}: the fills are semi-transparent {both}")
+            floor = browser.series_pixels("fill", 1, 0.15, 0.96, 0.85, 0.995)
+            self.assertGreater(floor["meanAlpha"], 60, f"{browser.name}: filled down to 0 {floor}")
+        # Hover markers as for lines: a rule and a dot per series, shared.
+        domain = self.a.inspect()["charts"]["fill"]["domain"]
+        self.a.hover("fill", (DEC_1 + 4 * HOUR - domain[0]) / (domain[1] - domain[0]), 0.5)
+        wait_until(lambda: "a 60, b 30" in self.b.selection_text("fill"), "B shows A's hover on the area chart",
+                   lambda: self.b.selection_text("fill"))
+        hover = self.b.inspect()["charts"]["fill"]["selection"]["hovers"][0]
+        for series, top in ((0, 0.35), (1, 0.65)):
+            dot = self.b.series_pixels("fill", series, hover["fraction"] - 0.02, top, hover["fraction"] + 0.02,
+                                       top + 0.1, layer="overlay")
+            self.assertGreater(dot["opaque"], 10, f"B: the hover's dot on series {series} {dot}")
+        self.a.leave("fill")
+        self.assert_no_console_errors()
+
+    def test_8g_overlay_draws_at_most_the_announced_hovers(self):
+        # C is told maxHovers is 1: of A's and B's hovers on sales, it draws only the newest.
+        with self.third_browser(wire_tap_js({"maxHovers": 1})) as c:
+            self.assertEqual(c.inspect()["limits"]["maxHovers"], 1)
+            self.a.hover("sales", fraction_x=2.5 / 12, fraction_y=0.4)
+            wait_until(lambda: len(c.inspect()["charts"]["sales"]["selection"]["hovers"]) == 1,
+                       "C sees A's hover", lambda: c.selection_text("sales"))
+            self.b.hover("sales", fraction_x=9.5 / 12, fraction_y=0.4)
+            wait_until(lambda: len(c.inspect()["charts"]["sales"]["selection"]["hovers"]) == 2,
+                       "C receives both hovers", lambda: c.selection_text("sales"))
+            newest, older = c.inspect()["charts"]["sales"]["selection"]["hovers"]
+            index = {"March": 2, "October": 9}
+            drawn = c.band_pixels("sales", index[newest["x"]], 12)
+            skipped = c.band_pixels("sales", index[older["x"]], 12)
+            self.assertGreater(drawn["painted"], drawn["total"] * 0.8, f"C draws the newest hover {drawn}")
+            self.assertEqual(skipped["painted"], 0, f"C leaves out the hover beyond its limit {skipped}")
+            for browser in (self.a, self.b):  # told 8, they draw both
+                for month in index.values():
+                    band = browser.band_pixels("sales", month, 12)
+                    self.assertGreater(band["painted"], band["total"] * 0.8, f"{browser.name}: band {month} {band}")
+            self.a.leave("sales")
+            self.b.leave("sales")
+            self.assertEqual(c.console_errors(), [])
+
+    def test_8h_welcome_after_a_reconnect_decides_the_panels_and_their_order(self):
+        point = lambda v: [{"series": "v", "x": DEC_1 + i * HOUR, "y": v + i} for i in range(3)]  # noqa: E731
+        line = {"mark": "line", "x": {"kind": "time"}, "series": ["v"]}
+        # Once A and B know every earlier test chart is gone, no viewer holds those slots: gone
+        # takes the first free one, tail a later one, and fresh (below) gone's again.
+        for browser in (self.a, self.b):
+            wait_until(lambda: browser.panel_order() == DEMO_CHARTS, f"{browser.name} shows the demo charts only",
+                       browser.panel_order)
+        self.define_chart("gone", {**line, "title": "Gone"}, point(10))
+        self.define_chart("tail", {**line, "title": "Tail"}, point(20))
+        with self.third_browser(SOCKET_CONTROL_JS, SPY_JS, path="/?dir=rtl") as c:
+            self.assertEqual(c.panel_order(), self.server.chart_ids())
+            c.driver.execute_script(
+                "for (const s of document.querySelectorAll('#grid > section')) s.__before = s.dataset.chart")
+            # C loses its connection and cannot get back while the dashboard changes.
+            c.driver.execute_script("window.__blockSockets = true; window.__dropConnection()")
+            wait_until(lambda: c.inspect()["status"] in ("reconnecting", "offline"), "C notices it is cut off",
+                       c.status_text)
+            self.assertEqual(self.server.api("DELETE", "/api/charts/gone")[0], 204)
+            for browser in (self.a, self.b):
+                browser.wait_chart_gone("gone")
+            self.define_chart("fresh", {**line, "title": "Fresh"}, point(30))
+            for browser in (self.a, self.b):
+                browser.wait_chart("fresh", points=3)
+                self.assertEqual(browser.panel_order()[-2:], ["tail", "fresh"], f"{browser.name}: added at the end")
+            self.assertIn("gone", c.panel_order(), "C has heard nothing while cut off")
+            c.driver.execute_script("window.__sentMessages.length = 0; window.__blockSockets = false")
+            wait_until(lambda: "fresh" in c.inspect()["charts"], "C reconnects and is welcomed with fresh",
+                       c.panel_order, timeout=15)
+            c.wait_ready(timeout=15)
+            server_order = self.server.chart_ids()
+            self.assertEqual(c.panel_order(), server_order, "C's grid follows the welcome")
+            self.assertEqual(c.inspect()["order"], server_order)
+            # The server put fresh in gone's old place (before tail), while A and B, told as it
+            # happened, added it at the end.
+            self.assertLess(server_order.index("fresh"), server_order.index("tail"), server_order)
+            kept = c.driver.execute_script(
+                "return [...document.querySelectorAll('#grid > section')].filter(s => s.__before === s.dataset.chart)"
+                ".map(s => s.dataset.chart)")
+            self.assertEqual(kept, [chart for chart in server_order if chart != "fresh"], "kept panels are not rebuilt")
+            info = c.wait_chart("fresh", points=3)
+            drawn = c.series_pixels("fresh", 0, 0, 0, 1, 1)
+            self.assertGreater(drawn["opaque"], 50, f"C draws fresh {drawn}")
+            viewports = [m for m in c.sent("viewport") if m["chart"] == "fresh"]
+            self.assertTrue(viewports and viewports[-1]["rtl"] and viewports[-1]["plot"] == info["plot"], viewports)
+            # Late messages about the removed chart change nothing and raise nothing.
+            for late in ({"type": "append", "chart": "gone", "seq": 99, "points": [{"series": "v", "x": DEC_1, "y": 1}]},
+                         {"type": "selection", "chart": "gone", "seq": 100, "hovers": [], "scrub": None,
+                          "range": None, "pin": None},
+                         {"type": "chart_removed", "chart": "gone"}):
+                c.driver.execute_script("window.__deliver(arguments[0])", late)
+            self.assertNotIn("gone", c.panel_order())
+            # The new panel takes input: a hover in C (right to left) reaches A.
+            c.hover("fresh", 0.5, 0.5)
+            wait_until(lambda: "Dec 1 01:00 — v 31" in self.a.selection_text("fresh"), "A sees C's hover on fresh",
+                       lambda: self.a.selection_text("fresh"))
+            c.leave("fresh")
+            errors = [e for e in c.console_errors() if "127.0.0.1:9/" not in e]
+            self.assertEqual(errors, [], "C: console errors (besides its blocked reconnects)")
+        self.assert_no_console_errors()
+
     # -- reconnect -----------------------------------------------------------------------
 
     def test_9_pages_reconnect_after_server_restart(self):
+        # A chart only this server has: the restarted one (the demo alone) must take its panel away.
+        self.addCleanup(self.server.api, "DELETE", "/api/charts/ephemeral")
+        status, body = self.server.api("PUT", "/api/charts/ephemeral", {
+            "title": "Ephemeral", "mark": "point", "x": {"kind": "linear"}, "series": ["p"]})
+        self.assertEqual(status, 201, body)
+        for browser in (self.a, self.b):
+            browser.wait_chart("ephemeral", points=0)
         before = {b.name: b.inspect()["me"]["id"] for b in (self.a, self.b)}
         self.server.stop()
         for browser in (self.a, self.b):
@@ -474,10 +806,14 @@ class DashboardInTwoBrowsers(unittest.TestCase):
                        f"{browser.name} notices the server went away", browser.status_text)
             self.assertIn(browser.status_text(), ("Reconnecting…", "Offline"))
         self.server.start()
+        server_order = self.server.chart_ids()
+        self.assertEqual(server_order, DEMO_CHARTS)
         for browser in (self.a, self.b):
             browser.wait_ready(timeout=20)
             state = browser.inspect()
             self.assertEqual(state["status"], "connected")
+            self.assertEqual(browser.panel_order(), server_order, f"{browser.name}: the new server's charts")
+            self.assertEqual(state["order"], server_order)
             for chart, info in state["charts"].items():
                 self.assertGreater(info["points"], 0, f"{browser.name}/{chart} after restart")
                 stats = browser.pixels(chart, "base")

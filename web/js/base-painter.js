@@ -1,14 +1,16 @@
 /**
  * Paints a chart's base canvas: grid, axes with nice ticks and labels, the
- * marks (grouped bars, lines with points, points) and the legend. Called only
- * when the chart's data, size or theme changed; selections live on the
- * overlay canvas. The y scale is exactly the server's `y.domain` (the one its
- * hit-testing uses); nothing is drawn before the first snapshot.
+ * marks (grouped bars, lines with points, points, areas) and the legend.
+ * Called only when the chart's data, size or theme changed; selections live
+ * on the overlay canvas. The y scale is exactly the server's `y.domain` (the
+ * one its hit-testing uses); nothing is drawn before the first snapshot. A
+ * chart whose snapshot has no points yet gets its axes and a "No data yet"
+ * note; the legend lists every series the spec or the data named so far.
  */
 
-import { niceTicks, timeTicks, yScale, fractionToPixel, categoryBand } from './geometry.js';
+import { niceTicks, timeTicks, yScale, fractionToPixel, categoryBand, continuousFraction } from './geometry.js';
 import { formatNumber, formatTimeTick } from './format.js';
-import { seriesColor } from './theme.js';
+import { seriesColor, withAlpha } from './theme.js';
 import { markLayout } from './marks.js';
 
 export const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -36,12 +38,18 @@ export function paintBase(ctx, model, size, plot, rtl, theme) {
   const layout = markLayout(model, plot, rtl);
   const y = yScale(plot, model.yDomain);
   const mark = model.spec.mark ?? 'bar';
+  if (mark === 'area') {
+    // Every series' fill first, then the lines on top, so no fill tints another series' line.
+    const floor = y(areaFloor(model.yDomain));
+    model.series.forEach((series, index) => paintAreaFill(ctx, series, layout, y, floor, seriesColor(theme, index), theme));
+  }
   model.series.forEach((series, index) => {
     const color = seriesColor(theme, index);
     if (mark === 'bar') paintBars(ctx, series, index, layout, y, model.yDomain, color);
-    else paintLine(ctx, series, layout, y, color, mark === 'line');
+    else paintLine(ctx, series, layout, y, color, mark === 'line' || mark === 'area');
   });
   ctx.restore();
+  if (model.pointCount === 0) paintNoData(ctx, plot, theme);
   paintLegend(ctx, model, size, plot, rtl, theme);
 }
 
@@ -103,14 +111,16 @@ function paintXAxis(ctx, model, size, plot, rtl, theme) {
     });
     return;
   }
+  // Without points the server's domain is a placeholder ([0, 1]): no labels to read off it.
+  if (model.pointCount === 0) return;
   const domain = model.domain;
   const count = Math.max(2, Math.floor(plot.width / 55));
-  const { ticks, step } = model.kind === 'time'
+  let { ticks, step } = model.kind === 'time'
     ? timeTicks(domain, count)
     : { ticks: niceTicks(domain[0], domain[1], count), step: 0 };
-  const span = domain[1] - domain[0] || 1;
+  if (!(domain[1] > domain[0])) ticks = [domain[0]]; // a single x value: one tick, at the centre like its point
   for (const t of ticks) {
-    const px = fractionToPixel(plot, (t - domain[0]) / span, rtl);
+    const px = fractionToPixel(plot, continuousFraction(t, domain), rtl);
     tick(px);
     place(model.kind === 'time' ? formatTimeTick(t, step) : formatNumber(t), px);
   }
@@ -127,6 +137,41 @@ function paintBars(ctx, series, index, layout, y, domain, color) {
     const inset = bar.width > 4 ? 0.5 : 0;
     ctx.fillRect(bar.left + inset, Math.min(top, base), Math.max(1, bar.width - 2 * inset), Math.abs(base - top));
   }
+}
+
+/**
+ * The value an area is filled down to: 0 when the y domain contains it, else the domain's floor.
+ * @param {[number, number]} domain
+ */
+export function areaFloor(domain) {
+  const lo = Math.min(domain[0], domain[1]);
+  const hi = Math.max(domain[0], domain[1]);
+  return lo <= 0 && 0 <= hi ? 0 : lo;
+}
+
+/** The semi-transparent fill under one series' line, down to `floor` (a pixel row). */
+function paintAreaFill(ctx, series, layout, y, floor, color, theme) {
+  const pts = [];
+  for (const [x, v] of series.points) {
+    if (typeof v !== 'number') continue;
+    const px = layout.xPixel(x);
+    if (px !== null) pts.push([px, y(v)]);
+  }
+  if (pts.length < 2) return;
+  ctx.fillStyle = withAlpha(color, theme.dark ? 0.35 : 0.28);
+  ctx.beginPath();
+  ctx.moveTo(pts[0][0], floor);
+  for (const [px, py] of pts) ctx.lineTo(px, py);
+  ctx.lineTo(pts[pts.length - 1][0], floor);
+  ctx.closePath();
+  ctx.fill();
+}
+
+function paintNoData(ctx, plot, theme) {
+  ctx.fillStyle = theme.muted;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillText('No data yet', plot.x + plot.width / 2, plot.y + plot.height / 2);
 }
 
 function paintLine(ctx, series, layout, y, color, joined) {

@@ -1,8 +1,15 @@
 /**
- * The dashboard: owns the connection, one model and panel per chart from
- * `welcome`, the viewers list, the status indicator, the name form (with the
- * error beside it) and the screen-reader live region, and routes every
- * protocol v1 message.
+ * The dashboard: owns the connection, one model and panel per chart, the
+ * viewers list, the status indicator, the name form (with the error beside it)
+ * and the screen-reader live region, and routes every protocol v1 message.
+ *
+ * Charts: `welcome` lists the dashboard's charts (on every connection, so
+ * after a reconnect too): panels for charts it no longer lists go, new ones
+ * are added, the ones kept get the new spec, and the grid follows its order.
+ * While connected, `chart` adds a panel at the end of the grid (or gives the
+ * panel with that id the new spec, its data reset until the `snapshot` that
+ * follows) and `chart_removed` removes one; messages for a chart the page no
+ * longer shows are ignored.
  *
  * Names: the page says its name in a `hello` after every `welcome`, once the
  * server's limits are known, and only if it passes the name rule
@@ -85,6 +92,8 @@ export class Dashboard {
       case 'snapshot': this.#withChart(msg, (c) => { c.model.applySnapshot(msg); c.panel.dataChanged(); this.#touched(); }); break;
       case 'append': this.#withChart(msg, (c) => { c.model.applyAppend(msg); c.panel.dataChanged(); this.#touched(); }); break;
       case 'selection': this.#withChart(msg, (c) => { c.model.applySelection(msg); c.panel.selectionChanged(); }); break;
+      case 'chart': this.#defineChart(msg.spec); break;
+      case 'chart_removed': this.#removeChart(msg.chart); break;
       case 'viewers': this.#setViewers(msg.viewers ?? [], msg.total); break;
       case 'error': this.#serverError(msg); break;
       default: break;
@@ -99,30 +108,7 @@ export class Dashboard {
     this.viewers = new Map([[this.me.id, this.me]]);
     this.viewerTotal = 1;
     this.dom.nameInput.placeholder = this.me.name;
-    const specs = Array.isArray(msg.charts) ? msg.charts : [];
-    const sameCharts = specs.length === this.charts.size && specs.every((s) => this.charts.has(s.id));
-    if (!sameCharts) {
-      for (const { panel } of this.charts.values()) panel.destroy();
-      this.charts.clear();
-      for (const spec of specs) {
-        const model = new ChartModel(spec);
-        const panel = new ChartPanel(model, {
-          send: (m) => this.connection.send(m),
-          rtl: this.rtl,
-          viewerOf: this.viewerOf,
-          theme: () => this.theme,
-          onSelectionText: (p, lines) => this.#announce(lines),
-        });
-        this.charts.set(spec.id, { model, panel });
-        this.dom.grid.append(panel.element);
-      }
-    } else {
-      for (const spec of specs) {
-        const { model, panel } = this.charts.get(spec.id);
-        model.setSpec(spec);
-        panel.refreshSpec();
-      }
-    }
+    this.#followCharts(Array.isArray(msg.charts) ? msg.charts : []);
     this.connection.markConnected();
     this.#renderViewers();
     for (const { panel } of this.charts.values()) {
@@ -130,6 +116,71 @@ export class Dashboard {
       panel.sendViewport(true);
     }
     this.#sayName();
+  }
+
+  /**
+   * Makes the panels those of `specs` (a `welcome`'s charts), in that order: panels of charts
+   * not listed are removed, new ones added, kept ones reset to the listed spec (their snapshot
+   * follows). Kept panels stay the same elements; only those out of order move.
+   */
+  #followCharts(specs) {
+    const listed = new Map();
+    for (const spec of specs) if (validSpec(spec) && !listed.has(spec.id)) listed.set(spec.id, spec);
+    for (const id of [...this.charts.keys()]) if (!listed.has(id)) this.#removeChart(id);
+    const ordered = new Map();
+    let previous = null;
+    for (const spec of listed.values()) {
+      let chart = this.charts.get(spec.id);
+      if (chart) {
+        chart.model.setSpec(spec);
+        chart.panel.refreshSpec();
+      } else {
+        chart = this.#makeChart(spec);
+      }
+      ordered.set(spec.id, chart);
+      const el = chart.panel.element;
+      const wanted = previous ? previous.nextElementSibling : this.dom.grid.firstElementChild;
+      if (el !== wanted) this.dom.grid.insertBefore(el, wanted);
+      previous = el;
+    }
+    this.charts = ordered;
+  }
+
+  /** A `chart` message: a new panel at the end of the grid, or the panel with that id reset to the new spec. */
+  #defineChart(spec) {
+    if (!validSpec(spec)) return;
+    const existing = this.charts.get(spec.id);
+    if (!existing) {
+      const chart = this.#makeChart(spec);
+      this.charts.set(spec.id, chart);
+      this.dom.grid.append(chart.panel.element);
+      return; // its viewport goes out once the panel has a size (ResizeObserver)
+    }
+    existing.model.setSpec(spec);
+    existing.panel.refreshSpec();
+    existing.panel.sendViewport(true);
+  }
+
+  /** A `chart_removed` message (or a chart a `welcome` no longer lists): the panel and its listeners go. */
+  #removeChart(id) {
+    const chart = this.charts.get(id);
+    if (!chart) return;
+    this.charts.delete(id);
+    chart.panel.destroy();
+  }
+
+  /** A model and panel for `spec`, not yet in the grid. */
+  #makeChart(spec) {
+    const model = new ChartModel(spec);
+    const panel = new ChartPanel(model, {
+      send: (m) => this.connection.send(m),
+      rtl: this.rtl,
+      viewerOf: this.viewerOf,
+      theme: () => this.theme,
+      limits: () => this.limits,
+      onSelectionText: (p, lines) => this.#announce(lines),
+    });
+    return { model, panel };
   }
 
   #withChart(msg, apply) {
@@ -293,11 +344,14 @@ export class Dashboard {
     const charts = {};
     for (const [id, { model, panel }] of this.charts) {
       charts[id] = {
+        title: model.spec.title ?? id,
+        mark: model.spec.mark ?? 'bar',
         ready: model.ready,
         kind: model.kind,
         seq: model.seq,
         points: model.pointCount,
         categories: [...model.categories],
+        series: model.series.map((s) => s.name),
         domain: model.kind === 'category' ? null : model.domain,
         yDomain: model.yDomain ? [...model.yDomain] : null,
         plot: panel.plot ? { ...panel.plot } : null,
@@ -311,9 +365,15 @@ export class Dashboard {
       rtl: this.rtl,
       limits: { ...this.limits },
       viewers: [...this.viewers.values()],
+      order: [...this.charts.keys()],
       charts,
     };
   }
+}
+
+/** Whether a spec from the server names its chart (anything else is ignored). */
+function validSpec(spec) {
+  return Boolean(spec) && typeof spec === 'object' && typeof spec.id === 'string' && spec.id !== '';
 }
 
 function readStoredName() {

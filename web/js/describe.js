@@ -106,8 +106,9 @@ export function renderRangeSummary(container, model) {
  * @returns {string}
  */
 export function describeChart(model) {
-  const mark = { bar: 'Bar chart', line: 'Line chart', point: 'Scatter chart' }[model.spec.mark] ?? 'Chart';
+  const mark = { bar: 'Bar chart', line: 'Line chart', point: 'Scatter chart', area: 'Area chart' }[model.spec.mark] ?? 'Chart';
   if (!model.ready) return `${mark}: ${model.spec.title ?? model.spec.id}, waiting for data.`;
+  if (model.pointCount === 0) return `${mark}: ${model.spec.title ?? model.spec.id}, no data yet.`;
   const kind = model.kind;
   let axis;
   if (kind === 'category') {

@@ -57,12 +57,14 @@ export function formatTimeTick(ms, stepMs) {
   if (stepMs >= 360 * DAY_MS) return String(d.getUTCFullYear());
   if (stepMs >= 28 * DAY_MS) return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
   if (stepMs >= DAY_MS) return formatDay(ms);
+  if (stepMs < 60_000) return `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
   return `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`;
 }
 
 /**
  * Formats an x value of the given axis kind: categories as they are, times as
- * "May 3" (with the time of day when it is not midnight), numbers as numbers.
+ * "May 3" (with the time of day when it is not midnight, and its seconds when
+ * not whole minutes: "May 3 14:05:09"), numbers as numbers.
  * @param {string|number} x
  * @param {'category'|'time'|'linear'} kind
  * @returns {string}
@@ -70,8 +72,9 @@ export function formatTimeTick(ms, stepMs) {
 export function formatX(x, kind) {
   if (kind === 'time') {
     const d = new Date(x);
-    const midnight = d.getUTCHours() === 0 && d.getUTCMinutes() === 0;
-    return midnight ? formatDay(x) : formatDayTime(x);
+    const midnight = d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0;
+    if (midnight) return formatDay(x);
+    return d.getUTCSeconds() === 0 ? formatDayTime(x) : `${formatDayTime(x)}:${pad2(d.getUTCSeconds())}`;
   }
   if (kind === 'linear') return formatNumber(Number(x));
   return String(x);

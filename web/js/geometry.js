@@ -84,14 +84,16 @@ export function continuousFraction(x, domain) {
 }
 
 /**
- * A linear y scale from a value domain onto the plot's height (top = max).
+ * A linear y scale from a value domain onto the plot's height (top = max); a
+ * domain of one value puts everything at mid-height.
  * @param {{y:number,height:number}} plot
  * @param {[number, number]} domain
  * @returns {(value:number) => number}
  */
 export function yScale(plot, domain) {
   const [d0, d1] = domain;
-  const span = d1 - d0 || 1;
+  const span = d1 - d0;
+  if (!(span !== 0 && Number.isFinite(span))) return () => plot.y + plot.height / 2; // a single value: mid-height
   return (value) => plot.y + plot.height * (1 - (value - d0) / span);
 }
 
@@ -134,13 +136,15 @@ export function niceTicks(start, stop, count) {
 }
 
 const TIME_STEPS = [
-  60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000,
+  1_000, 5_000, 15_000, 30_000, 60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000,
   DAY_MS, 2 * DAY_MS, 7 * DAY_MS, 14 * DAY_MS,
 ];
 
 /**
- * Ticks for a time axis: UTC-aligned minutes, hours, days or weeks, or the
- * first of each month (or year) for long spans, at most about `count` of them.
+ * Ticks for a time axis: UTC-aligned seconds, minutes, hours, days or weeks,
+ * or the first of each month (or year) for long spans, at most about `count`
+ * of them. A span shorter than a second between two whole seconds (points
+ * written a moment apart) gets one tick, at its middle.
  * - Complexity: O(number of ticks).
  * @param {[number, number]} domain epoch ms
  * @param {number} count desired number of ticks
@@ -155,6 +159,7 @@ export function timeTicks(domain, count) {
   if (step !== undefined) {
     const ticks = [];
     for (let t = Math.ceil(d0 / step) * step; t <= d1 && ticks.length < 200; t += step) ticks.push(t);
+    if (ticks.length === 0) ticks.push(Math.round((d0 + d1) / 2));
     return { ticks, step };
   }
   const months = [1, 3, 6, 12].find((m) => m * 30 * DAY_MS >= wanted) ?? Math.ceil(wanted / (365 * DAY_MS)) * 12;

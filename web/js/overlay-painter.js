@@ -2,6 +2,7 @@
  * Paints the shared selection on a chart's overlay canvas: every viewer's
  * hover (band or rule plus an annotation on the side the server chose), the
  * scrub (rule, capsule, highlighted bar), the dragged range and the pin.
+ * Lines, points and areas get the same markers: a rule and a dot per value.
  * Positions come from the server's fractions, mirrored for right-to-left.
  */
 
@@ -10,6 +11,7 @@ import { formatNumber, formatX, formatRangeBound } from './format.js';
 import { seriesColor, withAlpha } from './theme.js';
 import { markLayout } from './marks.js';
 import { FONT } from './base-painter.js';
+import { V1_LIMITS } from './limits.js';
 
 const PIN_BOX_WIDTH = 150;
 const LINE_HEIGHT = 15;
@@ -23,8 +25,9 @@ const LINE_HEIGHT = 15;
  * @param {boolean} rtl
  * @param {ReturnType<import('./theme.js').currentTheme>} theme
  * @param {(id:string) => {name:string,color:string}} viewerOf
+ * @param {number} maxHovers the most hovers drawn (`welcome.limits.maxHovers`; protocol v1's 8 without it)
  */
-export function paintOverlay(ctx, model, size, plot, rtl, theme, viewerOf) {
+export function paintOverlay(ctx, model, size, plot, rtl, theme, viewerOf, maxHovers = V1_LIMITS.maxHovers) {
   ctx.clearRect(0, 0, size.width, size.height);
   if (!model.drawable) return;
   ctx.font = FONT;
@@ -32,7 +35,8 @@ export function paintOverlay(ctx, model, size, plot, rtl, theme, viewerOf) {
   const env = { ctx, model, size, plot, rtl, theme, viewerOf, layout: markLayout(model, plot, rtl), y: yScale(plot, model.yDomain) };
   const sel = model.selection;
   if (sel.range) paintRange(env, sel.range);
-  const hovers = sel.hovers.slice(0, 8);
+  const cap = Number.isFinite(maxHovers) && maxHovers > 0 ? Math.floor(maxHovers) : V1_LIMITS.maxHovers;
+  const hovers = sel.hovers.slice(0, cap);
   for (let i = hovers.length - 1; i >= 0; i -= 1) paintHover(env, hovers[i], i);
   if (sel.scrub) paintScrub(env, sel.scrub);
   if (sel.pin) paintPin(env, sel.pin);

@@ -3,6 +3,11 @@
  * only on data, size or theme change), an overlay canvas (the shared
  * selection, and the element that takes pointer and keyboard input), the
  * selection status text and the range summary.
+ *
+ * A panel lives from its chart's first mention (`welcome` or `chart`) until
+ * the chart is removed: `destroy()` takes its element out and stops its
+ * ResizeObserver, input listeners and pending animation frames, after which
+ * nothing a late message triggers paints or sends.
  */
 
 import { plotFrame } from './geometry.js';
@@ -17,7 +22,8 @@ export class ChartPanel {
   /**
    * @param {import('./model.js').ChartModel} model
    * @param {{send:(msg:object)=>boolean, rtl:boolean, viewerOf:(id:string)=>{name:string,color:string},
-   *          theme:()=>object, onSelectionText:(panel:ChartPanel, lines:string[])=>void}} env
+   *          theme:()=>object, limits:()=>{maxHovers:number},
+   *          onSelectionText:(panel:ChartPanel, lines:string[])=>void}} env
    */
   constructor(model, env) {
     this.model = model;
@@ -29,6 +35,7 @@ export class ChartPanel {
     this.baseDirty = true;
     this.overlayDirty = true;
     this.frame = 0;
+    this.destroyed = false;
     this.#build();
     this.detachInput = attachInput(this.overlay, model.spec.id, (msg) => env.send(msg), () => env.rtl);
     this.observer = new ResizeObserver((entries) => this.#resized(entries[entries.length - 1].contentRect));
@@ -40,7 +47,7 @@ export class ChartPanel {
     return this.model.spec.id;
   }
 
-  /** Replaces the title and labels after a new `welcome`. */
+  /** Replaces the title and labels after a new spec (`welcome` or `chart`). */
   refreshSpec() {
     this.title.textContent = this.model.spec.title ?? this.id;
     this.overlay.setAttribute('aria-label', `${this.model.spec.title ?? this.id}. Interactive chart: arrow keys move the selection, Shift+arrows extend it, Enter pins, Escape clears.`);
@@ -70,7 +77,7 @@ export class ChartPanel {
    * @param {boolean} force send even if unchanged since the last one
    */
   sendViewport(force = false) {
-    if (!this.plot) return;
+    if (!this.plot || this.destroyed) return;
     const message = { type: 'viewport', chart: this.id, plot: { ...this.plot }, rtl: this.env.rtl };
     const key = JSON.stringify(message);
     if (!force && key === this.sentViewport) return;
@@ -84,9 +91,12 @@ export class ChartPanel {
 
   /** Removes the panel and its listeners. */
   destroy() {
+    if (this.destroyed) return;
+    this.destroyed = true;
     this.observer.disconnect();
     this.detachInput();
     if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
     this.element.remove();
   }
 
@@ -129,6 +139,7 @@ export class ChartPanel {
   }
 
   #resized(rect) {
+    if (this.destroyed) return;
     const width = Math.floor(rect.width);
     const height = Math.floor(rect.height);
     const dpr = window.devicePixelRatio || 1;
@@ -147,7 +158,7 @@ export class ChartPanel {
   }
 
   #schedule() {
-    if (this.frame) return;
+    if (this.frame || this.destroyed) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
       this.#paint();
@@ -170,13 +181,13 @@ export class ChartPanel {
       this.overlayDirty = false;
       const ctx = this.overlay.getContext('2d');
       ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-      paintOverlay(ctx, model, this.size, this.plot, this.env.rtl, theme, this.env.viewerOf);
+      paintOverlay(ctx, model, this.size, this.plot, this.env.rtl, theme, this.env.viewerOf, this.env.limits().maxHovers);
     }
   }
 
   /** Updates the selection status text and range summary right away. */
   #updateTexts() {
-    if (!this.selectionText) return;
+    if (!this.selectionText || this.destroyed) return;
     const lines = describeSelection(this.model, this.env.viewerOf);
     const text = lines.join('\n');
     if (this.selectionText.textContent !== text) {
