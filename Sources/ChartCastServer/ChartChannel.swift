@@ -23,6 +23,10 @@ final class ChartChannel {
     let specVersion: Int
     /// Set once the chart was removed; the slot then only tells viewers so.
     private(set) var isRemoved = false
+    /// Where the chart stands in the dashboard: charts are listed in the order they were first
+    /// defined (a replaced chart keeps its place), whatever slot they occupy, so every viewer
+    /// sees one order — the one a newly defined chart is appended to.
+    let position: Int
 
     /// The chart's spec; its series grow when data names a new one.
     var spec: ChartSpec { store.spec }
@@ -46,8 +50,9 @@ final class ChartChannel {
 
     /// A channel over `store`, whose data is already loaded; `seq` starts at `seq` (a replaced
     /// chart continues its predecessor's count).
-    init(index: Int, store: ChartStore, appendLogCapacity: Int, specVersion: Int, seq: Int = 0) {
+    init(index: Int, store: ChartStore, appendLogCapacity: Int, specVersion: Int, seq: Int = 0, position: Int? = nil) {
         self.index = index
+        self.position = position ?? specVersion
         self.store = store
         self.engine = SelectionEngine(store: store)
         self.appendLog = AppendLog(capacity: appendLogCapacity)

@@ -25,11 +25,13 @@ extension ServerCore {
         let definition: Definition
         let slot: Int
         var seq = 0
+        var position: Int? = nil
         if let old = channelsByID[spec.id] {
             let keep = old.spec.xKind == spec.xKind && old.spec.categories == spec.categories
             if keep { ServerCore.copyData(from: old.store, to: store) }
             slot = old.index
             seq = old.seq + 1
+            position = old.position
             old.markRemoved()
             definition = .replaced(keptData: keep)
         } else {
@@ -37,7 +39,7 @@ extension ServerCore {
             definition = .created
         }
         let channel = ChartChannel(index: slot, store: store, appendLogCapacity: ServerCore.appendLogCapacity,
-                                   specVersion: nextSpecVersion(), seq: seq)
+                                   specVersion: nextSpecVersion(), seq: seq, position: position)
         install(channel)
         logger.info("chart \(spec.id) \(definition == .created ? "created" : "replaced")")
         wakeAtEndOfPass()

@@ -120,9 +120,10 @@ final class ServerCore {
         return channel
     }
 
-    /// The live charts, in dashboard order.
-    /// - Complexity: O(slots).
-    var liveChannels: [ChartChannel] { channels.filter { !$0.isRemoved } }
+    /// The live charts, in dashboard order: the order they were first defined (`position`), the
+    /// order in which viewers watching all along had them appended.
+    /// - Complexity: O(slots · log slots).
+    var liveChannels: [ChartChannel] { channels.filter { !$0.isRemoved }.sorted { $0.position < $1.position } }
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 

@@ -250,15 +250,15 @@ public final class ChartStore {
     /// by the server's messages and, through them, by every page:
     ///
     /// - a fixed `spec.fixedYDomain` is used as is;
-    /// - otherwise the data's extent, extended to include 0 for bar charts (bars grow from 0),
-    ///   widened by 1 each side when every value is equal, and niced like d3's
-    ///   `linear.nice(10)`;
+    /// - otherwise the data's extent, extended to include 0 for bar and area charts (both are
+    ///   magnitudes drawn from 0), widened by 1 each side when every value is equal, and niced
+    ///   like d3's `linear.nice(10)`;
     /// - with no data, `(0, 1)`.
     public static func yDomain(for spec: ChartSpec, dataMin: Double, dataMax: Double, hasData: Bool) -> (Double, Double) {
         if let fixed = spec.fixedYDomain { return (fixed.lowerBound, fixed.upperBound) }
         guard hasData, dataMin <= dataMax else { return (0, 1) }
         var lo = dataMin, hi = dataMax
-        if spec.mark == .bar { lo = Swift.min(lo, 0); hi = Swift.max(hi, 0) }
+        if spec.mark == .bar || spec.mark == .area { lo = Swift.min(lo, 0); hi = Swift.max(hi, 0) }
         if lo == hi { lo -= 1; hi += 1 }
         return NiceNumbers.nice(lo, hi, count: 10)
     }

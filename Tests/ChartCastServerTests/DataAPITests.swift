@@ -173,6 +173,23 @@ final class DataAPITests: XCTestCase {
         XCTAssertEqual(try harness.drain(watcher).map(\.type), ["chart", "snapshot"])
     }
 
+    func testChartsAreListedInTheOrderTheyWereFirstDefinedWhateverTheirSlot() throws {
+        for id in ["a", "b", "c"] { _ = try harness.api("PUT", "/api/charts/\(id)", json: cpuSpec) }
+        let watcher = try harness.viewer()
+        _ = try harness.api("DELETE", "/api/charts/a")
+        _ = try harness.drain(watcher)
+        _ = try harness.api("PUT", "/api/charts/d", json: cpuSpec)   // reuses a's slot
+        _ = try harness.api("PUT", "/api/charts/b", json: #"{"mark":"bar","x":{"kind":"linear"}}"#)   // replaced in place
+        XCTAssertEqual(harness.core.channelsByID["d"]?.index, 0)
+        XCTAssertEqual(try ChartSpec.decodeList(try harness.api("GET", "/api/charts").body).map(\.id), ["b", "c", "d"],
+                       "the order a watching viewer built: d appended at the end, b in its place")
+        XCTAssertEqual(try Dashboard.parse(try harness.api("GET", "/api/dashboard").body).charts.map(\.id), ["b", "c", "d"])
+        let late = CoreHarness.Connection(id: 999, remoteAddress: "127.0.0.1:1", authorization: nil)
+        harness.core.open(late)
+        guard case .welcome(let welcome)? = try harness.drain(late).first else { return XCTFail("no welcome") }
+        XCTAssertEqual(welcome.charts.map(\.id), ["b", "c", "d"], "a viewer arriving now is welcomed in that order")
+    }
+
     func testReplacingKeepsTheDataWhenTheAxisStaysTheSame() throws {
         _ = try harness.api("PUT", "/api/charts/cpu", json: cpuSpec)
         _ = try harness.api("POST", "/api/charts/cpu/points", json: #"{"points":[{"series":"user","x":1000,"y":5},{"series":"system","x":1000,"y":6}]}"#)

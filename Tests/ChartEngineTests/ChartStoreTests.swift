@@ -149,6 +149,7 @@ final class ChartStoreTests: XCTestCase {
         XCTAssertTrue(domain(.line, [36.21, 36.87]) == (36.2, 36.9), "niced data extent")
         XCTAssertTrue(domain(.point, [36.21, 36.87]) == (36.2, 36.9))
         XCTAssertTrue(domain(.bar, [36.21, 36.87]) == (0, 40), "bars grow from 0")
+        XCTAssertTrue(domain(.area, [30, 75]) == (0, 80), "so do areas")
         XCTAssertTrue(domain(.bar, [-12, -3]) == (-12, 0))
         XCTAssertTrue(domain(.line, [5, 5]) == (4, 6), "equal values widened by 1")
         XCTAssertTrue(domain(.line, [5, 500], fixed: 0...100) == (0, 100), "a fixed domain wins")

@@ -731,8 +731,8 @@ class DashboardInTwoBrowsers(unittest.TestCase):
     def test_8h_welcome_after_a_reconnect_decides_the_panels_and_their_order(self):
         point = lambda v: [{"series": "v", "x": DEC_1 + i * HOUR, "y": v + i} for i in range(3)]  # noqa: E731
         line = {"mark": "line", "x": {"kind": "time"}, "series": ["v"]}
-        # Once A and B know every earlier test chart is gone, no viewer holds those slots: gone
-        # takes the first free one, tail a later one, and fresh (below) gone's again.
+        # Charts are listed in the order they were first defined, whatever slot the server keeps
+        # them in: fresh (below) reuses gone's slot but comes after tail for everyone.
         for browser in (self.a, self.b):
             wait_until(lambda: browser.panel_order() == DEMO_CHARTS, f"{browser.name} shows the demo charts only",
                        browser.panel_order)
@@ -761,9 +761,10 @@ class DashboardInTwoBrowsers(unittest.TestCase):
             server_order = self.server.chart_ids()
             self.assertEqual(c.panel_order(), server_order, "C's grid follows the welcome")
             self.assertEqual(c.inspect()["order"], server_order)
-            # The server put fresh in gone's old place (before tail), while A and B, told as it
-            # happened, added it at the end.
-            self.assertLess(server_order.index("fresh"), server_order.index("tail"), server_order)
+            # The welcome's order is the one A and B built as it happened: fresh at the end.
+            self.assertEqual(server_order[-2:], ["tail", "fresh"], server_order)
+            for browser in (self.a, self.b):
+                self.assertEqual(browser.panel_order(), server_order, f"{browser.name} and C agree on the order")
             kept = c.driver.execute_script(
                 "return [...document.querySelectorAll('#grid > section')].filter(s => s.__before === s.dataset.chart)"
                 ".map(s => s.dataset.chart)")
@@ -780,6 +781,20 @@ class DashboardInTwoBrowsers(unittest.TestCase):
                          {"type": "chart_removed", "chart": "gone"}):
                 c.driver.execute_script("window.__deliver(arguments[0])", late)
             self.assertNotIn("gone", c.panel_order())
+            # A welcome in another order (a server restarted with its charts reordered) moves
+            # the panels, keeping them.
+            status, listed = self.server.api("GET", "/api/charts")
+            self.assertEqual(status, 200)
+            welcome = {"type": "welcome", "protocol": 1, "viewer": "v-fake", "name": "C", "color": "#000",
+                       "charts": list(reversed(listed["charts"]))}
+            c.driver.execute_script("for (const s of document.querySelectorAll('#grid > section')) s.__mark = 1")
+            c.driver.execute_script("window.__deliver(arguments[0])", welcome)
+            wait_until(lambda: c.panel_order() == list(reversed(server_order)), "C follows a reordered welcome", c.panel_order)
+            moved = c.driver.execute_script(
+                "return [...document.querySelectorAll('#grid > section')].every(s => s.__mark === 1)")
+            self.assertTrue(moved, "reordered panels are the same elements")
+            c.driver.execute_script("window.__deliver(arguments[0])", {**welcome, "charts": listed["charts"]})
+            wait_until(lambda: c.panel_order() == server_order, "and back", c.panel_order)
             # The new panel takes input: a hover in C (right to left) reaches A.
             c.hover("fresh", 0.5, 0.5)
             wait_until(lambda: "Dec 1 01:00 — v 31" in self.a.selection_text("fresh"), "A sees C's hover on fresh",
