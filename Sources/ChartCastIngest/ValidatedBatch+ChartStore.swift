@@ -43,8 +43,16 @@ extension ValidatedBatch {
                 + "the batch for \(Quote.string(chart)) was validated against \(series.prefix(existing))")
         }
         for name in newSeries { store.addSeries(name) }
+        let yBefore = store.yDomain
+        var applied = store.batch { applyRows(to: store, appliedRow: appliedRow) }
+        applied.yDomainChanged = store.yDomain != yBefore   // the tree and the domain settle at the batch's end
+        return applied
+    }
+
+    /// The rows, one at a time, inside the store's batch.
+    private func applyRows(to store: ChartStore, appliedRow: (Int) -> Void) -> AppliedBatch {
         let spec = store.spec
-        let xBefore = store.xDomain, yBefore = store.yDomain
+        let xBefore = store.xDomain
         var applied = AppliedBatch(rowsApplied: 0, rowsSkipped: 0, xRange: nil, evictedBefore: nil,
                                    xDomainChanged: false, yDomainChanged: false)
         if xKind == .category {
@@ -79,7 +87,6 @@ extension ValidatedBatch {
             }
         }
         applied.xDomainChanged = store.xDomain != xBefore
-        applied.yDomainChanged = store.yDomain != yBefore
         return applied
     }
 

@@ -17,11 +17,22 @@ public struct JSONMemberScanner {
     public let bytes: [UInt8]
     /// Members in document order.
     public private(set) var members: [Member] = []
+    /// True when the whole object was scanned (not only a prefix of its members).
+    public private(set) var complete = true
+    /// Where scanning stopped: the index just past the last scanned member's value.
+    public private(set) var scannedTo = 0
 
     /// Scans the object at `range` of `bytes` (the whole array by default); nil when it is not
     /// a well-formed object at the top level.
     /// - Complexity: O(n) in the object's size, one small allocation for the member list.
     public init?(_ bytes: [UInt8], range: Range<Int>? = nil) {
+        self.init(bytes, range: range, maxMembers: .max)
+    }
+
+    /// Scans at most the first `maxMembers` members (a prefix of a large message: the members
+    /// after it are not looked at); `complete` tells whether the whole object was scanned.
+    /// - Complexity: O(bytes of the scanned members).
+    public init?(_ bytes: [UInt8], range: Range<Int>? = nil, maxMembers: Int) {
         self.bytes = bytes
         let r = range ?? 0..<bytes.count
         var i = Self.skipSpace(bytes, r.lowerBound, r.upperBound)
@@ -36,6 +47,11 @@ public struct JSONMemberScanner {
             i = Self.skipSpace(bytes, i + 1, r.upperBound)
             guard let valueEnd = Self.endOfValue(bytes, i, r.upperBound) else { return nil }
             members.append(Member(key: key, value: i..<valueEnd))
+            scannedTo = valueEnd
+            if members.count >= maxMembers {
+                complete = false
+                return
+            }
             i = Self.skipSpace(bytes, valueEnd, r.upperBound)
             guard i < r.upperBound else { return nil }
             if bytes[i] == UInt8(ascii: "}") { return }

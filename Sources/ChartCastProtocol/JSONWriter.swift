@@ -35,7 +35,30 @@ public struct JSONWriter {
     public mutating func number(_ value: Double) {
         separator()
         guard value.isFinite else { bytes.append(contentsOf: Self.nullBytes); return }
-        bytes.append(contentsOf: Self.format(value).utf8)
+        if value == value.rounded(.towardZero), abs(value) < 9.007_199_254_740_992e15 {
+            appendInteger(Int64(value))
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    /// The decimal digits of `value`, written in place (no intermediate `String`).
+    private mutating func appendInteger(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        if magnitude < 10 { bytes.append(UInt8(ascii: "0") + UInt8(magnitude)); return }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // up to 24 digits, little-endian
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+        }
+        withUnsafeBytes(of: &digits) { buffer in
+            for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
+        }
     }
 
     /// A finite number as this writer prints it: integral values without a fraction (`42`),
@@ -47,7 +70,7 @@ public struct JSONWriter {
         return value.description
     }
 
-    public mutating func number(_ value: Int) { separator(); bytes.append(contentsOf: String(value).utf8) }
+    public mutating func number(_ value: Int) { separator(); appendInteger(Int64(value)) }
 
     /// Writes `value` or `null`.
     public mutating func number(_ value: Double?) {
@@ -82,6 +105,12 @@ public struct JSONWriter {
 
     private mutating func appendQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // The common case — nothing to escape — is one bulk copy.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)

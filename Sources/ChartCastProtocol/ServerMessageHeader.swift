@@ -21,20 +21,35 @@ public struct ServerMessageHeader {
     public let kind: Kind?
 
     /// Scans `bytes`; nil when they are not a JSON object.
+    ///
+    /// An `append` (which can be large) is scanned only as far as its `type`, `chart` and `seq`,
+    /// the members the server writes first; every other kind, and an append written in another
+    /// order, is scanned whole.
     public init?(_ bytes: [UInt8]) {
-        guard let fields = JSONMemberScanner(bytes) else { return nil }
+        guard let prefix = JSONMemberScanner(bytes, maxMembers: 3) else { return nil }
+        if !prefix.complete, Self.kind(of: prefix) == .append,
+           prefix.stringContent("chart") != nil, prefix.integer("seq") != nil {
+            self.fields = prefix
+            self.kind = .append
+            return
+        }
+        guard let fields = prefix.complete ? prefix : JSONMemberScanner(bytes) else { return nil }
         self.fields = fields
-        guard let type = fields.stringContent("type") else { kind = nil; return }
-        if fields.equals(type, "selection") { kind = .selection }
-        else if fields.equals(type, "append") { kind = .append }
-        else if fields.equals(type, "snapshot") { kind = .snapshot }
-        else if fields.equals(type, "viewers") { kind = .viewers }
-        else if fields.equals(type, "welcome") { kind = .welcome }
-        else if fields.equals(type, "error") { kind = .error }
-        else if fields.equals(type, "chart") { kind = .chart }
-        else if fields.equals(type, "chart_removed") { kind = .chartRemoved }
-        else if fields.equals(type, "ack") { kind = .ack }
-        else { kind = nil }
+        self.kind = Self.kind(of: fields)
+    }
+
+    private static func kind(of fields: JSONMemberScanner) -> Kind? {
+        guard let type = fields.stringContent("type") else { return nil }
+        if fields.equals(type, "selection") { return .selection }
+        if fields.equals(type, "append") { return .append }
+        if fields.equals(type, "snapshot") { return .snapshot }
+        if fields.equals(type, "viewers") { return .viewers }
+        if fields.equals(type, "welcome") { return .welcome }
+        if fields.equals(type, "error") { return .error }
+        if fields.equals(type, "chart") { return .chart }
+        if fields.equals(type, "chart_removed") { return .chartRemoved }
+        if fields.equals(type, "ack") { return .ack }
+        return nil
     }
 
     /// The message bytes.

@@ -140,35 +140,32 @@ final class ChartChannel {
         return true
     }
 
-    /// Writes bigger than this reach viewers as a fresh snapshot rather than one huge `append`.
-    static let maxAppendPoints = 10_000
-
-    /// Applies a validated write (new series first): one `append` listing every applied point
-    /// (or a snapshot for everyone when the write is larger than `maxAppendPoints`), and the
-    /// selection brought up to date. Returns whether the selection changed too.
+    /// Applies a validated write (new series first): one `append` listing every applied point,
+    /// or — when the write carries more points than the chart then holds, so that its snapshot is
+    /// the smaller message (a write replacing most of a small window) — a fresh snapshot for
+    /// everyone instead; and the selection brought up to date. Returns whether the selection
+    /// changed too.
     /// - Throws: `StoreMismatch` (nothing applied) when the batch does not fit the store.
     /// - Complexity: O(points · (series + log n)).
     @discardableResult
     func apply(_ batch: ValidatedBatch, now: UInt64) throws -> Bool {
-        let listPoints = batch.accepted <= ChartChannel.maxAppendPoints
         var points: [SeriesPoint] = []
-        if listPoints { points.reserveCapacity(batch.accepted) }
+        points.reserveCapacity(batch.accepted)
         let categories = spec.categories, isCategory = spec.xKind == .category
         let applied = try batch.apply(to: store) { row in
-            guard listPoints else { return }
             let x = batch.x(row: row)
             let xValue: XValue = isCategory ? .category(categories[Int(x)]) : .number(x)
             for (series, y) in batch.cells(row: row) {
                 points.append(SeriesPoint(series: self.store.spec.series[series], x: xValue, y: y))
             }
         }
-        if listPoints {
-            logAppend(points, evictBefore: applied.evictedBefore)
-        } else {
+        if points.count > store.count * max(1, store.spec.series.count) {
             seq += 1
             appendLog.skipAll()   // every viewer is behind the log now: each gets the snapshot
             sentX = ChartChannel.xAxis(of: store)
             sentY = ChartChannel.yRange(of: store)
+        } else {
+            logAppend(points, evictBefore: applied.evictedBefore)
         }
         let change = StoreChange(insertedX: applied.xRange?.lowerBound, insertedUpTo: applied.xRange?.upperBound,
                                  evictedBefore: applied.evictedBefore, xDomainChanged: applied.xDomainChanged,

@@ -52,7 +52,7 @@ extension ServerCore {
     @discardableResult
     func remove(chart id: String) -> Bool {
         assertOwningThread()
-        guard let channel = uninstall(id) else { return false }
+        guard uninstall(id) != nil else { return false }
         logger.info("chart \(id) removed")
         wakeAtEndOfPass()
         return true

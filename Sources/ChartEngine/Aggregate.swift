@@ -88,6 +88,33 @@ struct BlockSegmentTree {
         }
     }
 
+    /// Refreshes the given blocks and every ancestor of them once, after many slots changed
+    /// (`blocks` ascending, each at most once).
+    ///
+    /// - Complexity: O(blocks · blockSize) for the leaves plus each touched ancestor once: for a
+    ///   run of k consecutive blocks about 2k + log(leaves) nodes.
+    mutating func update(blocks: [Int], in slots: [Double]) {
+        guard !blocks.isEmpty else { return }
+        var level: [Int] = []
+        level.reserveCapacity(blocks.count)
+        for block in blocks {
+            let i = leaves + block
+            nodes[i] = BlockSegmentTree.scan(slots, block << BlockSegmentTree.blockShift,
+                                              (block + 1) << BlockSegmentTree.blockShift)
+            level.append(i)
+        }
+        while level.first.map({ $0 > 1 }) ?? false {
+            var parents: [Int] = []
+            parents.reserveCapacity(level.count / 2 + 1)
+            for i in level {
+                let parent = i >> 1
+                if parents.last != parent { parents.append(parent) }
+            }
+            for i in parents { nodes[i] = nodes[2 * i].merging(nodes[2 * i + 1]) }
+            level = parents
+        }
+    }
+
     /// The aggregate of every slot.
     var total: Aggregate { nodes[1] }
 

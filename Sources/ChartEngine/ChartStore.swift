@@ -10,11 +10,36 @@ final class SeriesColumn {
         tree = BlockSegmentTree(slotCount: capacity)
     }
 
-    /// Sets one slot and refreshes the tree path above it.
+    /// Blocks changed while tree updates are deferred (`ChartStore.batch`), ascending runs;
+    /// nil when updates are immediate.
+    var dirtyBlocks: [Int]?
+
+    /// Sets one slot and refreshes the tree path above it (or, in a batch, marks its block).
     @inline(__always)
     func set(_ value: Double, at slot: Int) {
         slots[slot] = value
-        tree.update(slot: slot, in: slots)
+        if dirtyBlocks == nil {
+            tree.update(slot: slot, in: slots)
+        } else {
+            let block = slot >> BlockSegmentTree.blockShift
+            if dirtyBlocks!.last != block { dirtyBlocks!.append(block) }
+        }
+    }
+
+    /// Starts deferring tree updates.
+    func deferUpdates() {
+        if dirtyBlocks == nil { dirtyBlocks = [] }
+    }
+
+    /// Applies the deferred updates: each changed block and each of its ancestors once.
+    func flushUpdates() {
+        guard var blocks = dirtyBlocks else { return }
+        dirtyBlocks = nil
+        blocks.sort()
+        var unique: [Int] = []
+        unique.reserveCapacity(blocks.count)
+        for block in blocks where unique.last != block { unique.append(block) }
+        tree.update(blocks: unique, in: slots)
     }
 }
 
@@ -39,6 +64,8 @@ public final class ChartStore {
     private(set) var columns: [SeriesColumn]
     /// Category name → index (category charts only).
     let categoryIndex: [String: Int]
+    /// True inside `batch`: tree and y-domain updates wait for its end.
+    private var batching = false
     /// `yDomain`, recomputed after each mutation that moves the data's y extent.
     private(set) var cachedYDomain: (Double, Double) = (0, 1)
     /// The y extent (min y, max y, any values) `cachedYDomain` was computed from.
@@ -63,6 +90,25 @@ public final class ChartStore {
         self.ring = ring
         self.categoryIndex = index
         self.cachedYDomain = ChartStore.yDomain(for: spec, dataMin: .infinity, dataMax: -.infinity, hasData: false)
+    }
+
+    /// Runs `body` (a run of `upsert`/`setValue` calls, e.g. one write of many rows) with the
+    /// aggregate trees and the y domain updated once at its end rather than after every row:
+    /// each changed block of 16 slots and each of its ancestors is recomputed once. Inside
+    /// `body`, totals, `yDomain` and the `yDomainChanged` of each `StoreChange` are those of
+    /// before the batch; compare the domains around the call instead.
+    /// - Complexity: that of the rows' bookkeeping, plus O(changed blocks + log n) at the end
+    ///   instead of O(log n) per changed slot.
+    public func batch<T>(_ body: () throws -> T) rethrows -> T {
+        if batching { return try body() }
+        batching = true
+        for column in columns { column.deferUpdates() }
+        defer {
+            for column in columns { column.flushUpdates() }
+            batching = false
+            updateYDomain()
+        }
+        return try body()
     }
 
     /// Smallest power of two ≥ max(rows, block size).
@@ -108,7 +154,9 @@ public final class ChartStore {
         if let existing = index(ofSeries: name) { return existing }
         guard spec.series.count < ChartSpec.maxSeries else { return nil }
         spec.series.append(name)
-        columns.append(SeriesColumn(capacity: ring.capacity))
+        let column = SeriesColumn(capacity: ring.capacity)
+        if batching { column.deferUpdates() }
+        columns.append(column)
         return columns.count - 1
     }
 
@@ -231,6 +279,8 @@ public final class ChartStore {
             column.slots.replaceSubrange(0..<rowsY[s].count, with: rowsY[s])
             column.tree = BlockSegmentTree(slotCount: capacity)
             column.tree.rebuild(from: column.slots)
+            // The tree is whole again; blocks marked in a batch refer to the old layout.
+            if column.dirtyBlocks != nil { column.dirtyBlocks = [] }
         }
     }
 
@@ -238,6 +288,7 @@ public final class ChartStore {
     ///
     /// - Complexity: O(number of series), plus the nice computation when the extent changed.
     private func updateYDomain() {
+        guard !batching else { return }
         var all = Aggregate.empty
         for column in columns { all = all.merging(column.tree.total) }
         let extent = (all.min, all.max, all.count > 0)

@@ -136,13 +136,13 @@ final class IngestDriver {
     }
 
     /// The send time carried by an ingest chart's `append`: the `y` of its first point, which is
-    /// series `t` on the batch's first x. Read without decoding the (large) message.
+    /// series `t` on the batch's first x. Read right after the scanned prefix (`type`, `chart`,
+    /// `seq`), without scanning the (large) rest of the message.
     static func sentAt(_ header: ServerMessageHeader) -> UInt64? {
-        guard let points = header.fields.value("points") else { return nil }
         let bytes = header.bytes
         let key: [UInt8] = Array("\"y\":".utf8)
-        var i = points.lowerBound
-        let end = min(points.upperBound, points.lowerBound + 256)
+        var i = header.fields.scannedTo
+        let end = min(bytes.count, i + 256)
         while i + key.count <= end {
             if bytes[i..<(i + key.count)].elementsEqual(key) {
                 var value: UInt64 = 0, digits = 0, k = i + key.count

@@ -35,7 +35,8 @@ public final class LoadRunner {
         var peakRSS = baseline?.rssBytes ?? 0
         let ingestDriver = options.publishers > 0 ? IngestDriver(options: options) : nil
         try ingestDriver?.prepare()
-        let context = try WebSocketClientContext()
+        // Publishers' writes reach every viewer as large appends: read them in bigger pieces.
+        let context = try WebSocketClientContext(receiveBufferSize: options.publishers > 0 ? 64 << 10 : 0)
         self.context = context
         defer { context.shutdown() }
         makeClients()

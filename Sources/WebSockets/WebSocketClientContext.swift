@@ -27,9 +27,12 @@ public final class WebSocketClientContext {
     ///   - permessageDeflate: offer permessage-deflate to servers.
     ///   - protocolName: the name of the context's lws protocol.
     ///   - threadName: the service thread's name.
+    ///   - receiveBufferSize: bytes libwebsockets reads per receive callback, allocated per
+    ///     connection; 0 keeps libwebsockets' default (4 KiB). Larger suits few connections
+    ///     receiving large messages.
     /// - Throws: `WebSocketError.contextCreationFailed`.
     public init(maxMessageSize: Int = 64 << 20, permessageDeflate: Bool = false,
-                protocolName: String = "ws-client", threadName: String = "ws-client") throws {
+                protocolName: String = "ws-client", threadName: String = "ws-client", receiveBufferSize: Int = 0) throws {
         self.maxMessageSize = maxMessageSize
         self.protocolName = protocolName
         let fileLimit = ListenSupport.raiseFileLimit()
@@ -38,6 +41,7 @@ public final class WebSocketClientContext {
         let protocols = allocations.array(of: lws_protocols.self, count: 2)
         protocols[0].name = UnsafePointer(allocations.string(protocolName))
         protocols[0].callback = clientCallback
+        protocols[0].rx_buffer_size = max(0, receiveBufferSize)
         var info = cc_zeroed_context_info()
         info.port = CONTEXT_PORT_NO_LISTEN
         info.protocols = UnsafePointer(protocols)

@@ -1,3 +1,4 @@
+import ChartEngine
 import XCTest
 @testable import ChartCastProtocol
 
@@ -44,5 +45,20 @@ final class JSONMemberScannerTests: XCTestCase {
         let inner = try XCTUnwrap(JSONMemberScanner(outer.bytes, range: try XCTUnwrap(outer.value("selection"))))
         XCTAssertEqual(string(inner, inner.value("pin")), #"{"by":"v1"}"#)
         XCTAssertNil(inner.value("type"), "members outside the range are not seen")
+    }
+
+    func testAHeaderReadsOnlyThePrefixOfAnAppendButAllOfASelection() throws {
+        let points = (0..<2_000).map { SeriesPoint(series: "v", x: .number(Double($0)), y: 1) }
+        let append = ServerMessage.append(.init(chart: "big", seq: 42, points: points)).encode()
+        let header = try XCTUnwrap(ServerMessageHeader(append))
+        XCTAssertEqual(header.kind, .append)
+        XCTAssertEqual(header.seq, 42)
+        XCTAssertEqual(header.chart.map { String(decoding: append[$0], as: UTF8.self) }, "big")
+        XCTAssertFalse(header.fields.complete, "the points were not scanned")
+        XCTAssertLessThan(header.fields.scannedTo, 64)
+        let selection = ServerMessage.selection(.init(chart: "c", seq: 1, ref: "r", selection: .empty)).encode()
+        let full = try XCTUnwrap(ServerMessageHeader(selection))
+        XCTAssertTrue(full.fields.complete)
+        XCTAssertNotNil(full.selectionState?.value("pin"))
     }
 }

@@ -70,6 +70,19 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(try JSONReader.parse(bytes), value)
     }
 
+    func testIntegersAndPlainStringsAreWrittenExactly() throws {
+        var writer = JSONWriter()
+        writer.beginArray()
+        for value in [0.0, 7, -7, 10, -10, 9_007_199_254_740_991, -9_007_199_254_740_991, 1_733_011_200_000, 0.5, -1e300, 1e16] {
+            writer.number(value)
+        }
+        writer.number(Int.max); writer.number(Int.min + 1); writer.number(0)
+        writer.string("plain ascii"); writer.string("ünïcödé 🐙"); writer.string("")
+        writer.endArray()
+        XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self),
+                       #"[0,7,-7,10,-10,9007199254740991,-9007199254740991,1733011200000,0.5,-1e+300,1e+16,9223372036854775807,-9223372036854775807,0,"plain ascii","ünïcödé 🐙",""]"#)
+    }
+
     func testNonFiniteNumbersBecomeNull() {
         var writer = JSONWriter()
         writer.beginArray(); writer.number(Double.nan); writer.number(-Double.infinity); writer.number(Optional<Double>.none); writer.endArray()

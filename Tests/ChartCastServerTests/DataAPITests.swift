@@ -237,16 +237,25 @@ final class DataAPITests: XCTestCase {
         XCTAssertEqual(try guarded.drain(loopbackWithoutToken).map(\.type), ["error"])
     }
 
-    func testAWriteLargerThanAnAppendReachesViewersAsASnapshot() throws {
-        _ = try harness.api("PUT", "/api/charts/big", json: #"{"mark":"line","x":{"kind":"linear"},"window":100000}"#)
+    func testAWriteLargerThanTheChartReachesViewersAsASnapshotAndOthersAsOneAppend() throws {
+        _ = try harness.api("PUT", "/api/charts/big", json: #"{"mark":"line","x":{"kind":"linear"},"window":1000}"#)
         let viewer = try harness.viewer()
-        let n = ChartChannel.maxAppendPoints + 1
-        let csv = "x,v\n" + (0..<n).map { "\($0),\($0 % 7)" }.joined(separator: "\n") + "\n"
-        let answer = try harness.api("POST", "/api/charts/big/points", headers: ["content-type": "text/csv"], body: Array(csv.utf8))
-        XCTAssertEqual(try APIBody.decodeAccepted(answer.body).accepted, n)
+        func csv(_ xs: Range<Int>) -> [UInt8] { Array(("x,v\n" + xs.map { "\($0),\($0 % 7)" }.joined(separator: "\n") + "\n").utf8) }
+        _ = try harness.api("POST", "/api/charts/big/points", headers: ["content-type": "text/csv"], body: csv(0..<800))
+        XCTAssertEqual(try harness.drain(viewer).map(\.type), ["append"], "800 points into an empty window: the append is no bigger")
+        // 5,000 points into a window of 1,000: the snapshot (1,000 points) is the smaller message.
+        let answer = try harness.api("POST", "/api/charts/big/points", headers: ["content-type": "text/csv"], body: csv(800..<5_800))
+        XCTAssertEqual(try APIBody.decodeAccepted(answer.body).accepted, 5_000)
         let messages = try harness.drain(viewer)
         XCTAssertEqual(messages.map(\.type), ["snapshot"])
         guard case .snapshot(let snapshot)? = messages.first else { return }
-        XCTAssertEqual(snapshot.series.first?.points.count, n)
+        XCTAssertEqual(snapshot.series.first?.points.count, 1_000)
+        XCTAssertEqual(snapshot.series.first?.points.first?.x, .number(4_800))
+        _ = try harness.api("POST", "/api/charts/big/points", headers: ["content-type": "text/csv"], body: csv(5_800..<6_000))
+        let next = try harness.drain(viewer)
+        XCTAssertEqual(next.map(\.type), ["append"])
+        guard case .append(let append)? = next.first else { return }
+        XCTAssertEqual(append.points.count, 200)
+        XCTAssertEqual(append.evictBefore, 5_000)
     }
 }

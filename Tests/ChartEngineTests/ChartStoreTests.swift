@@ -138,6 +138,42 @@ final class ChartStoreTests: XCTestCase {
         XCTAssertTrue(store.yDomain == (2, 11))
     }
 
+    /// A batch (trees and the y domain settled once at its end) leaves exactly the state that the
+    /// same rows applied one by one leave: appends, evictions, growth, out-of-order inserts that
+    /// relayout the buffer, and series added mid-batch.
+    func testABatchEndsInTheSameStateAsOneRowAtATime() {
+        for (seed, window) in [(UInt64(11), 64), (12, 1_000), (13, 7)] {
+            var rng = SplitMix64(seed: seed)
+            let one = ChartStore(spec: spec(window: window)), batched = ChartStore(spec: spec(window: window))
+            var x = 0.0
+            for round in 0..<20 {
+                var rows: [(Double, [Double?])] = []
+                for _ in 0..<Int(rng.next(upperBound: 150)) {
+                    x += Double(rng.next(upperBound: 3) + 1)
+                    // Now and then an x before the last one: an insert that rewrites the buffer.
+                    let at = rng.next(upperBound: 20) == 0 ? x - Double(rng.next(upperBound: 40)) - 0.5 : x
+                    rows.append((at, [Double(rng.next(upperBound: 1000)) - 500, rng.next(upperBound: 4) == 0 ? nil : Double(round)]))
+                }
+                if round == 10 { one.addSeries("c"); }
+                for (x, values) in rows { one.upsert(x: x, values: values) }
+                batched.batch {
+                    if round == 10 { batched.addSeries("c") }
+                    for (x, values) in rows { batched.upsert(x: x, values: values) }
+                }
+                XCTAssertEqual(batched.count, one.count)
+                XCTAssertTrue(batched.yDomain == one.yDomain, "y domain after round \(round)")
+                for series in 0..<one.spec.series.count {
+                    XCTAssertEqual(batched.totals(series: series, in: 0..<batched.count), one.totals(series: series, in: 0..<one.count))
+                    for _ in 0..<10 {
+                        let a = rng.next(upperBound: one.count + 1), b = rng.next(upperBound: one.count + 1)
+                        let range = min(a, b)..<max(a, b)
+                        XCTAssertEqual(batched.totals(series: series, in: range), one.totals(series: series, in: range), "seed \(seed) round \(round)")
+                    }
+                }
+            }
+        }
+    }
+
     /// The one y-domain policy (server messages, `ChartProxy` and the page all use it).
     func testYDomainPolicy() {
         func domain(_ mark: Mark, _ values: [Double], fixed: ClosedRange<Double>? = nil) -> (Double, Double) {
