@@ -39,6 +39,9 @@ let package = Package(
         // Write-body parsers and validators (JSON, CSV, line protocol, gzip). No I/O, no threads;
         // the only module that imports CZlib.
         .target(name: "ChartCastIngest", dependencies: ["CZlib", "ChartEngine", "ChartCastProtocol"]),
+        // The history store: one SQLite database, a storage thread with grouped commits, chunked
+        // points, M4 reads, retention; the only module that imports CSQLite.
+        .target(name: "ChartCastStorage", dependencies: ["CSQLite", "ChartEngine", "ChartCastProtocol"]),
         // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
@@ -56,6 +59,7 @@ let package = Package(
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
+        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "ChartCastIngest", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",
