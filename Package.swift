@@ -24,6 +24,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // C shim over the Debian SQLite package: the history database.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // Pure Swift: scales, ChartProxy, chart store, gestures, selection. No I/O.
         .target(name: "ChartEngine"),
         // The demo dashboard's charts and seed data, engine-only, shared by the server and tests.
@@ -33,6 +39,9 @@ let package = Package(
         // Write-body parsers and validators (JSON, CSV, line protocol, gzip). No I/O, no threads;
         // the only module that imports CZlib.
         .target(name: "ChartCastIngest", dependencies: ["CZlib", "ChartEngine", "ChartCastProtocol"]),
+        // The history store: one SQLite database, a storage thread with grouped commits, chunked
+        // points, M4 reads, retention; the only module that imports CSQLite.
+        .target(name: "ChartCastStorage", dependencies: ["CSQLite", "ChartEngine", "ChartCastProtocol"]),
         // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
@@ -41,7 +50,7 @@ let package = Package(
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
-        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest"]),
+        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest", "ChartCastStorage"]),
         // Shared by the tests: raw loopback sockets and HTTP, free ports, polling, and a
         // blocking WebSocket client over the project's own lws client.
         .target(name: "TestSupport", dependencies: ["WebSockets"], path: "Tests/TestSupport"),
@@ -50,6 +59,7 @@ let package = Package(
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
+        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "ChartCastIngest", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",

@@ -11,8 +11,10 @@
 //     domains) vs. an array `append` + `removeFirst` + a scan for the y maximum (seed 002's `maxVal()`).
 // Linear-scan repetitions are limited by a time budget so that 10^7 finishes in minutes.
 // `--ingest` measures write-body parsing instead (IngestBench.swift): points/s at 10^4 and 10^6.
+// `--storage` measures the history store (StorageBench.swift): committed ingest, bytes per point,
+// open and downsampled reads of --max-n stored points.
 //
-// Usage: chartcast-bench [--max-n N] [--quick] [--ingest]
+// Usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage]
 // The table goes to stdout (Markdown); progress goes to stderr.
 
 import ChartEngine
@@ -26,6 +28,7 @@ struct Options {
     var maxN = 10_000_000
     var quick = false
     var ingest = false
+    var storage = false
 
     init(arguments: [String]) {
         var maxNGiven = false
@@ -36,6 +39,8 @@ struct Options {
                 quick = true
             case "--ingest":
                 ingest = true
+            case "--storage":
+                storage = true
             case "--max-n":
                 i += 1
                 guard i < arguments.count, let value = Int(arguments[i].replacingUnderscores()), value > 0 else {
@@ -44,7 +49,7 @@ struct Options {
                 maxN = value
                 maxNGiven = true
             case "-h", "--help":
-                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest]")
+                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage]")
                 exit(0)
             default:
                 fail("unknown argument \(arguments[i])")
@@ -240,6 +245,11 @@ if options.ingest {
     guard !ingestSizes.isEmpty else { fail("--max-n must be at least 10000 with --ingest") }
     runIngestBench(sizes: ingestSizes, quick: options.quick)
     progress("done (checksum \(sink))")
+    exit(0)
+}
+if options.storage {
+    runStorageBench(points: options.maxN, quick: options.quick)
+    progress("done")
     exit(0)
 }
 let sizes = [1_000, 100_000, 1_000_000, 10_000_000].filter { $0 <= options.maxN }
