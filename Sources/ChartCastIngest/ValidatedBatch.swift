@@ -59,6 +59,19 @@ public struct ValidatedBatch: Sendable {
         }
     }
 
+    /// Every point as three columns: its index in `series`, its x and its value, row by row
+    /// (ascending x) and in body order within a row (what a history store keeps). The first and last columns are the batch's own storage.
+    /// - Complexity: O(points) to spell out each point's x.
+    public var pointColumns: (series: [Int32], xs: [Double], ys: [Double]) {
+        var xs: [Double] = []
+        xs.reserveCapacity(cellValues.count)
+        for r in rowXs.indices {
+            let count = Int(rowStarts[r + 1] - rowStarts[r])
+            xs.append(contentsOf: repeatElement(rowXs[r], count: count))
+        }
+        return (cellSeries, xs, cellValues)
+    }
+
     /// The values of one row: `(series, y)` pairs, `series` indexing `ValidatedBatch.series`.
     public struct RowCells: RandomAccessCollection, Sendable {
         let batch: ValidatedBatch

@@ -55,13 +55,15 @@ public final class HistoryStore: @unchecked Sendable {
 
     private let thread: StorageThread
     private let readers: ReadPool
+    private let lock: DirectoryLock
 
-    private init(directory: String, path: String, options: Options, thread: StorageThread) {
+    private init(directory: String, path: String, options: Options, thread: StorageThread, lock: DirectoryLock) {
         self.directory = directory
         self.path = path
         self.options = options
         self.thread = thread
         self.readers = ReadPool(path: path)
+        self.lock = lock
     }
 
     deinit { close() }
@@ -70,12 +72,16 @@ public final class HistoryStore: @unchecked Sendable {
     /// database (`PRAGMA quick_check`), deletes what retention no longer keeps, and starts the
     /// storage thread.
     ///
+    /// The directory is claimed (a `flock`ed `lock` file) until `close`: a second store on it,
+    /// in this process or another, fails to open instead of sharing the database.
+    ///
     /// - Throws: `StorageError`: `.cannotOpen` when the directory or file cannot be created or
-    ///   written; `.corrupt` when the file is not a SQLite database or fails the check;
+    ///   written, or another store holds the directory; `.corrupt` when the file is not a SQLite database or fails the check;
     ///   `.newerSchema` when a newer ChartCast wrote it. A broken file is never replaced.
     /// - Complexity: O(database size) for the check (it reads every page once).
     public static func open(directory: String, options: Options = Options()) throws -> HistoryStore {
         try DatabaseFiles.ensureDirectory(directory)
+        let lock = try DirectoryLock(directory: directory)
         let path = (directory.hasSuffix("/") ? directory : directory + "/") + DatabaseFiles.fileName
         let db = try DatabaseFiles.openWriter(path: path, durability: options.durability)
         let writer = HistoryWriter(db: db, options: options)
@@ -85,7 +91,7 @@ public final class HistoryStore: @unchecked Sendable {
         }
         let thread = StorageThread(writer: writer, options: options)
         thread.start()
-        return HistoryStore(directory: directory, path: path, options: options, thread: thread)
+        return HistoryStore(directory: directory, path: path, options: options, thread: thread, lock: lock)
     }
 
     /// Commits what is queued, stops the storage thread and closes the database. Later writes
@@ -93,6 +99,7 @@ public final class HistoryStore: @unchecked Sendable {
     public func close() {
         thread.stop(abandon: false)
         readers.close()
+        lock.release()
     }
 
     /// The storage thread's counters.
@@ -133,6 +140,22 @@ public final class HistoryStore: @unchecked Sendable {
                        completion: Completion?) {
         thread.enqueue(.append(spec, batch, writtenAt: writtenAt ?? Self.wallClockMilliseconds()),
                        completion: completion)
+    }
+
+    /// Applies `writes` in this order in one transaction: the completion reports them all
+    /// committed or all failed (nothing of any of them stored). What a write that creates
+    /// charts and stores their points in one go needs.
+    /// - Complexity: the sum of the single writes' costs, on the storage thread.
+    public func write(_ writes: [HistoryWrite], completion: Completion?) {
+        let now = Self.wallClockMilliseconds()
+        let ops = writes.map { write -> WriteOp in
+            switch write {
+            case .save(let spec): return .save(spec)
+            case .delete(let id): return .delete(id)
+            case .append(let spec, let batch, let writtenAt): return .append(spec, batch, writtenAt: writtenAt ?? now)
+            }
+        }
+        thread.enqueue(ops.count == 1 ? ops[0] : .all(ops), completion: completion)
     }
 
     /// Deletes the points each chart's retention no longer keeps as of `now` (epoch ms): time
@@ -191,6 +214,7 @@ public final class HistoryStore: @unchecked Sendable {
     func closeAbruptly() {
         readers.close(withoutCheckpoint: true)
         thread.stop(abandon: true)
+        lock.release()
     }
 
     /// Runs `body` with the writer connection on the storage thread, alone and outside any

@@ -36,6 +36,19 @@ public struct HistoryBatch: Sendable {
         self.series = series
     }
 
+    /// A batch from its columns: per point, the index into `series`, x and y.
+    /// - Precondition: the three columns have the same length and every index is in `series`.
+    public init(series: [String], seriesIndex: [Int32], xs: [Double], ys: [Double]) {
+        precondition(seriesIndex.count == xs.count && xs.count == ys.count,
+                     "columns of \(seriesIndex.count), \(xs.count) and \(ys.count) points")
+        precondition(seriesIndex.allSatisfy { $0 >= 0 && Int($0) < series.count },
+                     "a series index outside the batch's \(series.count) series")
+        self.series = series
+        self.seriesIndex = seriesIndex
+        self.xs = xs
+        self.ys = ys
+    }
+
     /// A batch of `points`, series in first-seen order.
     public init(_ points: [HistoryPoint]) {
         self.init()
@@ -79,6 +92,16 @@ public struct HistoryBatch: Sendable {
 
     /// Number of points.
     public var count: Int { xs.count }
+}
+
+/// One of the writes `HistoryStore.write` commits together.
+public enum HistoryWrite: Sendable {
+    /// `HistoryStore.save(spec:)`.
+    case save(ChartSpec)
+    /// `HistoryStore.delete(chart:)`.
+    case delete(String)
+    /// `HistoryStore.append(chart:batch:writtenAt:)`; nil `writtenAt` for now.
+    case append(ChartSpec, HistoryBatch, writtenAt: Double?)
 }
 
 /// A chart saved with `HistoryStore.save(spec:)`, as `loadCharts` returns it for a restart.

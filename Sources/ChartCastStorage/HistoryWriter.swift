@@ -11,14 +11,19 @@ enum WriteOp {
     case append(ChartSpec, HistoryBatch, writtenAt: Double)
     /// Delete what retention no longer keeps, as of the given time (epoch ms).
     case sweep(now: Double)
+    /// Several writes that commit or fail together, in this order (`HistoryStore.write`).
+    indirect case all([WriteOp])
     /// Runs code on the writer between transactions, in a group of its own (tests: size
     /// limits, `query_only`).
     case maintenance((SQLiteConnection) throws -> Void)
 
     /// The points this write stores; 0 for the others.
     var appendedPoints: Int {
-        if case .append(_, let batch, _) = self { return batch.count }
-        return 0
+        switch self {
+        case .append(_, let batch, _): return batch.count
+        case .all(let ops): return ops.reduce(0) { $0 + $1.appendedPoints }
+        default: return 0
+        }
     }
 
     /// Its weight against the per-transaction cap: its points, and at least 1.
@@ -111,6 +116,8 @@ final class HistoryWriter {
         case .sweep(let now):
             try flushPending()
             try Retention(db: db, chunks: chunks).sweep(now: now)
+        case .all(let ops):
+            for op in ops { try apply(op) }
         case .maintenance:
             preconditionFailure("a maintenance write runs alone, outside transactions")
         }

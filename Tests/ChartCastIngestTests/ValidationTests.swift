@@ -32,6 +32,17 @@ final class ValidationTests: XCTestCase {
         XCTAssertEqual(v.rowCount, 2)
     }
 
+    func testPointColumnsSpellOutEveryAcceptedPointInBodyOrderPerRow() throws {
+        let batch = try json(#"{"points":[{"series":"b","x":5,"y":1},{"series":"a","x":4,"y":0},{"series":"b","x":5,"y":2}]}"#)
+        let v = try batch.validate(against: linearSpec(series: ["a"]))
+        let columns = v.pointColumns
+        XCTAssertEqual(v.series, ["a", "b"])
+        XCTAssertEqual(columns.series, [0, 1, 1])
+        XCTAssertEqual(columns.xs, [4, 5, 5])
+        XCTAssertEqual(columns.ys, [0, 1, 2], "both values of x 5, the later last")
+        XCTAssertEqual(columns.xs.count, v.accepted)
+    }
+
     func testNewSeriesAreAddedAfterTheExistingOnesUpToThirtyTwo() throws {
         let names = (1...30).map { "s\($0)" }
         let ok = try CSVPointsParser.parse(bytes("x,s1,new1,new2\n1,1,2,3\n"))
