@@ -45,7 +45,8 @@ let package = Package(
         // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
-        .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest"]),
+        .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
+                                                    "ChartCastStorage"]),
         // Headless viewers and drivers for load tests.
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
@@ -61,7 +62,7 @@ let package = Package(
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
         .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
-                                                                 "ChartCastProtocol", "ChartCastIngest", "TestSupport"]),
+                                                                 "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",
                                                              "ChartEngine", "ChartCastIngest", "TestSupport"]),
     ]

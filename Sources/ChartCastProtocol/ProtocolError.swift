@@ -13,6 +13,9 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     /// A published point is invalid (non-finite, wrong x kind, unknown category, a 33rd
     /// series…); nothing of the message was applied.
     case badPoint = "bad_point"
+    /// The server cannot store the write now (its history store is failing — a full or
+    /// read-only disk — or too far behind); nothing was applied, the same write may succeed later.
+    case unavailable = "unavailable"
 }
 
 /// A message that cannot be acted on: the code, a human-readable reason, and the `ref` of the

@@ -1,4 +1,5 @@
 import ChartCastIngest
+import ChartCastStorage
 import ChartCastProtocol
 import Foundation
 
@@ -90,5 +91,32 @@ struct APIResponse: Equatable, Sendable {
 
     static func unknownChart(_ id: String) -> APIResponse {
         error(404, "unknown_chart", "no chart with id \"\(id.prefix(80))\"")
+    }
+
+    /// 503 `unavailable`: the history store could not take the write; nothing was applied and
+    /// the same request may succeed later (`Retry-After: 1`).
+    static func unavailable(_ error: StorageError) -> APIResponse {
+        var response = APIResponse.error(503, "unavailable", error.message)
+        response.headers.append(Header(name: "retry-after", value: "1"))
+        return response
+    }
+
+    /// A body that could not be read (decompressed, parsed): its `IngestError`'s answer; 500
+    /// for anything else, which would be a bug.
+    static func unreadable(_ error: Error) -> APIResponse {
+        if let error = error as? IngestError { return .error(error) }
+        return .error(500, "internal", "\(error)")
+    }
+}
+
+extension APIResponse {
+    /// The answer to a write of points: `{"accepted":N,"seq":S}`, or its error.
+    init(_ outcome: WriteOutcome) {
+        switch outcome {
+        case .applied(let seq, let accepted): self = .json(APIBody.accepted(accepted, seq: seq))
+        case .unknownChart(let id): self = .unknownChart(id)
+        case .rejected(let error): self = .error(error)
+        case .unavailable(let error): self = .unavailable(error)
+        }
     }
 }

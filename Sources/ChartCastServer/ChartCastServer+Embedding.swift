@@ -1,6 +1,7 @@
 import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
+import Foundation
 
 /// Why an embedded program's call could not be carried out.
 public enum EmbeddingError: Error, Equatable, CustomStringConvertible {
@@ -12,12 +13,15 @@ public enum EmbeddingError: Error, Equatable, CustomStringConvertible {
     case badSpec(String)
     /// A point is invalid (or the write is too large); nothing was applied.
     case badPoints(String)
+    /// The history store cannot take the points now (full or read-only disk); nothing was
+    /// applied, the same call may succeed later.
+    case unavailable(String)
 
     public var description: String {
         switch self {
         case .notRunning: return "the server is not running"
         case .unknownChart(let id): return "no chart with id \"\(id)\""
-        case .badSpec(let message), .badPoints(let message): return message
+        case .badSpec(let message), .badPoints(let message), .unavailable(let message): return message
         }
     }
 }
@@ -53,7 +57,9 @@ extension ChartCastServer {
             throw EmbeddingError.badSpec(error.message)
         }
         let core = self.core
-        guard let definition = serviceCall(timeout: timeout, { core.define(checked) }) else { throw EmbeddingError.notRunning }
+        guard let definition = serviceCall(timeout: timeout, { done in core.defineRefilled(checked, done: done) }) else {
+            throw EmbeddingError.notRunning
+        }
         return definition == .created
     }
 
@@ -84,18 +90,15 @@ extension ChartCastServer {
             throw EmbeddingError.badPoints(error.message)
         }
         let core = self.core
-        let outcome: Result<Int, EmbeddingError>? = serviceCall(timeout: timeout) {
-            guard let channel = core.channelsByID[chart] else { return .failure(.unknownChart(chart)) }
-            do {
-                return .success(try core.apply(batch.validate(against: channel.spec), to: channel))
-            } catch let error as IngestError {
-                return .failure(.badPoints(error.message))
-            } catch {
-                return .failure(.badPoints("\(error)"))
-            }
+        guard let outcome = serviceCall(timeout: timeout, { done in core.write(batch, to: chart, done: done) }) else {
+            throw EmbeddingError.notRunning
         }
-        guard let outcome else { throw EmbeddingError.notRunning }
-        return try outcome.get()
+        switch outcome {
+        case .applied(let seq, _): return seq
+        case .unknownChart(let id): throw EmbeddingError.unknownChart(id)
+        case .rejected(let error): throw EmbeddingError.badPoints(error.message)
+        case .unavailable(let error): throw EmbeddingError.unavailable(error.message)
+        }
     }
 
     /// The charts being served, in dashboard order.
@@ -108,5 +111,39 @@ extension ChartCastServer {
     /// service pass) and waits for its result.
     private func serviceCall<T>(timeout: Double, _ work: @escaping () -> T) -> T? {
         server.performAndWait(timeout: timeout, work)
+    }
+
+    /// Starts `work` on the service thread and waits (at most `timeout` seconds) for it to hand
+    /// its result to the callback it is given, which may happen in a later service pass (after
+    /// a history commit). Nil when the server is not running or did not answer in time.
+    private func serviceCall<T>(timeout: Double, _ work: @escaping (@escaping (T) -> Void) -> Void) -> T? {
+        let answer = PendingAnswer<T>()
+        guard server.performAndWait(timeout: timeout, { work { answer.fulfil($0) } }) != nil else { return nil }
+        return answer.wait(timeout: timeout)
+    }
+}
+
+/// A result handed over from the service thread to a caller waiting for it.
+private final class PendingAnswer<T>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var value: T?
+
+    /// Stores the result and wakes the waiter (the first call wins).
+    func fulfil(_ result: T) {
+        condition.lock()
+        if value == nil { value = result }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The result, or nil after `timeout` seconds without one.
+    func wait(timeout: Double) -> T? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while value == nil {
+            if !condition.wait(until: deadline) { break }
+        }
+        return value
     }
 }

@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import ChartCastStorage
 import Foundation
 import WebSockets
 
@@ -60,7 +61,7 @@ public final class ChartCastServer {
         configuration.permessageDeflate = options.deflate
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         self.server = server
-        core.isOwningThread = { [weak server] in server?.isServiceThread ?? false }
+        core.isOwningThread = { [weak server] in server?.isServiceThreadOrIdle ?? false }
         core.runOnServiceThread = { [weak server] work in server?.perform(work) }
     }
 
@@ -80,18 +81,54 @@ public final class ChartCastServer {
         }
     }
 
-    /// Binds, starts the service thread and the demo feeds. Returns the bound port.
-    /// - Throws: `WebSocketError.listenFailed` with a readable reason (e.g. the port is taken).
+    /// Opens the history store (with `options.dataDirectory`) and brings its charts back, then
+    /// binds and starts the service thread, the demo feeds and retention sweeps. Returns the
+    /// bound port.
+    /// - Throws: `StorageError` when the data directory cannot be used (not writable, corrupt,
+    ///   written by a newer version, in use by another server): the server never starts empty
+    ///   on top of history it cannot read. `WebSocketError.listenFailed` with a readable reason
+    ///   (e.g. the port is taken).
     @discardableResult
     public func start() throws -> Int {
-        let port = try server.start()
+        if let directory = options.dataDirectory, core.history == nil {
+            try openHistory(in: directory)
+        }
+        let port: Int
+        do {
+            port = try server.start()
+        } catch {
+            closeHistory()
+            throw error
+        }
         started = true
         let core = self.core, server = self.server, tick = options.tick
+        let sweepEvery = core.history.map { _ in options.historySweepInterval }
         server.perform {
             server.schedule(every: tick) { core.tick() }
             server.schedule(every: 0.2) { core.publishViewersIfNeeded() }
+            if let sweepEvery { server.schedule(every: sweepEvery) { core.sweepHistory() } }
         }
         return port
+    }
+
+    /// Opens the store, restores its charts and refills live windows; logs what came back.
+    private func openHistory(in directory: String) throws {
+        let began = DispatchTime.now().uptimeNanoseconds
+        let store = try HistoryStore.open(directory: directory)
+        do {
+            let summary = try core.attach(history: HistoryLink(store: store))
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6
+            logger.info("history in \(store.path): \(summary.chartsRestored) charts restored, \(summary.chartsRefilled) refilled with \(summary.valuesLoaded) values (\(String(format: "%.0f", ms)) ms)")
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
+    /// Commits what the history store still holds and closes it.
+    private func closeHistory() {
+        core.history?.store.close()
+        core.history = nil
     }
 
     /// The bound port (after `start()`).
@@ -103,6 +140,7 @@ public final class ChartCastServer {
         guard started else { return }
         started = false
         server.shutdown(closeCode: 1001, grace: 0.5)
+        closeHistory()
     }
 
     /// Current figures, gathered on the service thread. Blocks briefly (at most `timeout`

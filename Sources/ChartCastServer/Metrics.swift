@@ -1,4 +1,5 @@
 import ChartCastProtocol
+import ChartCastStorage
 
 /// Server counters, rendered in the Prometheus text format at `GET /metrics`.
 /// - Note: service thread only.
@@ -15,11 +16,21 @@ struct Metrics {
     var personalFramesDropped = 0
     /// Points accepted by writes (HTTP and publish).
     var pointsWritten = 0
+    /// Writes the history store failed (answered 503 `unavailable`, nothing applied).
+    var historyWritesFailed = 0
+    /// Writes refused because too many points were waiting for the history store.
+    var historyWritesRefused = 0
     var errors: [ErrorCode: Int] = [:]
     /// Seconds from a selection change to its write to a viewer.
     var eventToWrite = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
 
-    func render(viewers: Int, charts: [ChartChannel], rssBytes: Int?) -> String {
+    /// What the history store reports, for `render`.
+    struct HistoryFigures {
+        var statistics: HistoryStore.Statistics
+        var pendingPoints: Int
+    }
+
+    func render(viewers: Int, charts: [ChartChannel], rssBytes: Int?, history: HistoryFigures? = nil) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ lines: [(String, String)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -45,6 +56,18 @@ struct Metrics {
                charts.map { ("{chart=\"\($0.spec.id)\"}", "\($0.seq)") })
         metric("chartcast_chart_points", "gauge", "Points held per chart (x positions).",
                charts.map { ("{chart=\"\($0.spec.id)\"}", "\($0.store.count)") })
+        if let history {
+            let stats = history.statistics
+            metric("chartcast_history_transactions_total", "counter", "History store transactions committed.",
+                   [("", "\(stats.transactions)")])
+            metric("chartcast_history_points_committed_total", "counter", "Points committed to the history store.",
+                   [("", "\(stats.pointsCommitted)")])
+            metric("chartcast_history_writes_failed_total", "counter",
+                   "Writes the history store failed (answered unavailable, nothing applied).", [("", "\(historyWritesFailed)")])
+            metric("chartcast_history_writes_refused_total", "counter",
+                   "Writes refused because too many points were waiting for the history store.", [("", "\(historyWritesRefused)")])
+            metric("chartcast_history_pending_points", "gauge", "Points waiting for their commit.", [("", "\(history.pendingPoints)")])
+        }
         if let rssBytes {
             metric("chartcast_resident_memory_bytes", "gauge", "Resident set size of the server process.", [("", "\(rssBytes)")])
         }

@@ -1,5 +1,6 @@
 import ChartCastIngest
 import ChartCastProtocol
+import ChartCastStorage
 import ChartEngine
 import Dispatch
 import Foundation
@@ -95,7 +96,8 @@ extension ServerCore {
         case .healthz:
             return .text("ok\n")
         case .metrics:
-            let body = metrics.render(viewers: viewerCount, charts: liveChannels, rssBytes: ServerCore.residentBytes())
+            let figures = history.map { Metrics.HistoryFigures(statistics: $0.store.statistics, pendingPoints: $0.pendingPoints) }
+            let body = metrics.render(viewers: viewerCount, charts: liveChannels, rssBytes: ServerCore.residentBytes(), history: figures)
             return .text(body, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case .charts:
             return .json(ChartSpec.encodeList(liveChannels.map(\.spec)))
@@ -119,9 +121,9 @@ extension ServerCore {
     private func write(_ route: APIRoute, _ request: APIRequest, reply: @escaping (APIResponse) -> Void) {
         switch (route, request.method) {
         case (.chart(let id), "PUT"):
-            reply(putChart(id, body: request.body))
+            putChart(id, body: request.body, reply: reply)
         case (.chart(let id), "DELETE"):
-            reply(remove(chart: id) ? .noContent : .unknownChart(id))
+            deleteChart(id, reply: reply)
         case (.chartPoints(let id), _):
             writePoints(id, request, reply: reply)
         case (.influxWrite, _):
@@ -131,31 +133,68 @@ extension ServerCore {
         }
     }
 
-    /// `PUT /api/charts/{id}`: 201 created or 200 replaced, with the stored spec.
-    private func putChart(_ id: String, body: [UInt8]) -> APIResponse {
+    /// `PUT /api/charts/{id}`: 201 created or 200 replaced, with the stored spec — saved in the
+    /// history store first when the server keeps one.
+    private func putChart(_ id: String, body: [UInt8], reply: @escaping (APIResponse) -> Void) {
+        let spec: ChartSpec
+        switch parseSpec(id, body: body) {
+        case .failure(let refusal): return reply(refusal.response)
+        case .success(let parsed): spec = parsed
+        }
+        let saves: [HistoryWrite] = history == nil ? [] : [.save(spec)]
+        afterCommit(saves, { () }, done: { result in
+            switch result {
+            case .failure(let error):
+                reply(.unavailable(error))
+            case .success:
+                self.defineRefilled(spec) { definition in
+                    reply(.json(spec.encoded(), status: definition == .created ? 201 : 200))
+                }
+            }
+        })
+    }
+
+    /// `DELETE /api/charts/{id}`: 204, the chart and its stored history gone.
+    private func deleteChart(_ id: String, reply: @escaping (APIResponse) -> Void) {
+        guard channelsByID[id] != nil else { return reply(.unknownChart(id)) }
+        let deletes: [HistoryWrite] = history == nil ? [] : [.delete(id)]
+        afterCommit(deletes, { self.remove(chart: id) }, done: { result in
+            switch result {
+            case .failure(let error): reply(.unavailable(error))
+            case .success(let removed): reply(removed ? .noContent : .unknownChart(id))
+            }
+        })
+    }
+
+    /// A refused request, carried as an error so `Result` can hold it.
+    private struct Refusal: Error { var response: APIResponse }
+
+    /// The spec of a `PUT` body for chart `id` (the body's `id`, when it has one, must match).
+    private func parseSpec(_ id: String, body: [UInt8]) -> Result<ChartSpec, Refusal> {
+        func refuse(_ message: String) -> Result<ChartSpec, Refusal> {
+            .failure(Refusal(response: .error(400, "bad_request", message)))
+        }
         do {
             guard ChartSpec.isValidID(id) else {
-                return .error(400, "bad_request", "id: \"\(id.prefix(80))\" must be \(ChartSpec.idRule)")
+                return refuse("id: \"\(id.prefix(80))\" must be \(ChartSpec.idRule)")
             }
             guard case .object(var members) = try JSONReader.parse(body) else {
-                return .error(400, "bad_request", "a chart spec must be a JSON object")
+                return refuse("a chart spec must be a JSON object")
             }
             if let given = members.first(where: { $0.0 == "id" })?.1 {
                 guard given.string == id else {
-                    return .error(400, "bad_request", "id: \(given.string.map { "\"\($0.prefix(80))\"" } ?? given.typeName) does not match the URL's \"\(id)\"")
+                    return refuse("id: \(given.string.map { "\"\($0.prefix(80))\"" } ?? given.typeName) does not match the URL's \"\(id)\"")
                 }
             } else {
                 members.insert(("id", .string(id)), at: 0)
             }
-            let spec = try ChartSpec.parse(.object(members))
-            let definition = define(spec)
-            return .json(spec.encoded(), status: definition == .created ? 201 : 200)
+            return .success(try ChartSpec.parse(.object(members)))
         } catch let error as JSONReadError {
-            return .error(400, "bad_request", "the body is not JSON: \(error)")
+            return refuse("the body is not JSON: \(error)")
         } catch let error as ProtocolError {
-            return .error(400, "bad_request", error.message)
+            return refuse(error.message)
         } catch {
-            return .error(400, "bad_request", "\(error)")
+            return refuse("\(error)")
         }
     }
 
@@ -167,22 +206,11 @@ extension ServerCore {
             let bytes = gzip ? try Gzip.inflate(body, limit: IngestLimits.standard.maxInflatedBytes) : body
             return csv ? try CSVPointsParser.parse(bytes) : try JSONPointsParser.parse(bytes)
         }, then: { (result: Result<PointBatch, Error>) in
-            reply(self.applyPoints(result, to: id))
+            switch result {
+            case .success(let batch): self.write(batch, to: id) { reply(APIResponse($0)) }
+            case .failure(let error): reply(.unreadable(error))
+            }
         })
-    }
-
-    private func applyPoints(_ result: Result<PointBatch, Error>, to id: String) -> APIResponse {
-        do {
-            let batch = try result.get()
-            guard let channel = channelsByID[id] else { return .unknownChart(id) }
-            let validated = try batch.validate(against: channel.spec)
-            let seq = try apply(validated, to: channel)
-            return .json(APIBody.accepted(validated.accepted, seq: seq))
-        } catch let error as IngestError {
-            return .error(error)
-        } catch {
-            return .error(500, "internal", "\(error)")
-        }
     }
 
     /// `POST /api/v2/write`: InfluxDB line protocol, one chart per measurement, auto-created
@@ -203,36 +231,11 @@ extension ServerCore {
             let bytes = gzip ? try Gzip.inflate(body, limit: IngestLimits.standard.maxInflatedBytes) : body
             return try LineProtocolParser.parse(bytes, precision: precision, receivedAt: receivedAt)
         }, then: { (result: Result<LineProtocolWrite, Error>) in
-            reply(self.applyLineProtocol(result))
+            switch result {
+            case .success(let write): self.write(write, reply: reply)
+            case .failure(let error): reply(.unreadable(error))
+            }
         })
-    }
-
-    private struct UnknownMeasurement: Error { var id: String }
-
-    private func applyLineProtocol(_ result: Result<LineProtocolWrite, Error>) -> APIResponse {
-        do {
-            let write = try result.get()
-            var created: [String: ChartSpec] = [:]
-            let validated = try write.validate { id in
-                if let channel = self.channelsByID[id] { return ChartTarget(spec: channel.spec) }
-                guard self.options.autoCreate else { throw UnknownMeasurement(id: id) }
-                let spec = ChartSpec.autoCreated(id: id)
-                created[id] = spec
-                return ChartTarget(spec: spec)
-            }
-            for spec in created.values.sorted(by: { $0.id < $1.id }) { define(spec) }
-            for chart in validated {
-                guard let channel = channelsByID[chart.chart] else { continue }
-                try apply(chart.batch, to: channel)
-            }
-            return .noContent
-        } catch let error as UnknownMeasurement {
-            return .error(404, "unknown_chart", "no chart with id \"\(error.id)\" (the server runs with --no-auto-create)")
-        } catch let error as IngestError {
-            return .error(error)
-        } catch {
-            return .error(500, "internal", "\(error)")
-        }
     }
 
     /// Runs `work` on a worker thread, then `then` with its result on the service thread.

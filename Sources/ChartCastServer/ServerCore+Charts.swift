@@ -1,5 +1,6 @@
 import ChartCastIngest
 import ChartCastProtocol
+import ChartCastStorage
 import ChartEngine
 import WebSockets
 
@@ -15,11 +16,12 @@ extension ServerCore {
     /// Defines or replaces a chart from a validated spec. Viewers are sent `chart` and then a
     /// `snapshot` (`nextFrame`); a replaced chart's selections end. Replacing keeps the data when
     /// the x kind and categories stay the same (series the new spec does not list are kept too,
-    /// up to 32; the new window applies).
+    /// up to 32; the new window applies). A new chart starts with `refill`'s rows, when given
+    /// (its stored history).
     /// - Complexity: O(points) to carry data over, plus O(viewers) when a new slot is added.
     /// - Note: service thread only.
     @discardableResult
-    func define(_ spec: ChartSpec) -> Definition {
+    func define(_ spec: ChartSpec, refill: HistoryRows? = nil) -> Definition {
         assertOwningThread()
         let store = ChartStore(spec: spec)
         let definition: Definition
@@ -37,6 +39,7 @@ extension ServerCore {
         } else {
             slot = freeSlot()
             definition = .created
+            if let refill { ServerCore.refill(store, from: refill) }
         }
         let channel = ChartChannel(index: slot, store: store, appendLogCapacity: ServerCore.appendLogCapacity,
                                    specVersion: nextSpecVersion(), seq: seq, position: position)

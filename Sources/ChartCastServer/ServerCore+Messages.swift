@@ -92,32 +92,46 @@ extension ServerCore {
         }
     }
 
-    /// A `publish`: the points validated like an HTTP write (all or nothing), applied, and an
-    /// `ack` with the chart's new `seq` for the publisher.
+    /// A `publish`: the points validated like an HTTP write (all or nothing), committed when
+    /// the chart keeps history, applied, and an `ack` with the chart's new `seq` for the
+    /// publisher (or the error, with the message's `ref`).
     private func publish(_ publish: ClientMessage.Publish, from session: Session, now: UInt64) throws {
         guard session.canWrite else {
             throw ProtocolError(.forbidden, options.writeToken == nil
                 ? "only connections from loopback may publish (start chartcast with --write-token to allow others)"
                 : "this connection may not publish: connect with Authorization: Bearer <write token>")
         }
-        let channel = try channel(publish.chart)
+        _ = try channel(publish.chart)
         let rows = publish.points.map { point -> PublishedRow in
             switch point.x {
             case .number(let x): return PublishedRow(series: point.series, x: .number(x), y: point.y)
             case .category(let text): return PublishedRow(series: point.series, x: .string(text), y: point.y)
             }
         }
+        let batch: PointBatch
         do {
-            let validated = try PointBatch(published: rows).validate(against: channel.spec)
-            let seq = try apply(validated, to: channel, now: now)
-            let ack = ServerMessage.ack(.init(ref: publish.ref, seq: seq, accepted: validated.accepted))
-            if session.enqueuePersonal(OutboundFrame(textBytes: ack.encode())) {
-                session.connection.requestWrite()
-            } else {
-                metrics.personalFramesDropped += 1
-            }
+            batch = try PointBatch(published: rows)
         } catch let error as IngestError {
             throw ProtocolError(.badPoint, error.message)
+        }
+        let ref = publish.ref
+        write(batch, to: publish.chart) { outcome in
+            guard session.rosterSlot >= 0, !session.closing else { return }   // the publisher left
+            switch outcome {
+            case .applied(let seq, let accepted):
+                let ack = ServerMessage.ack(.init(ref: ref, seq: seq, accepted: accepted))
+                if session.enqueuePersonal(OutboundFrame(textBytes: ack.encode())) {
+                    session.connection.requestWrite()
+                } else {
+                    self.metrics.personalFramesDropped += 1
+                }
+            case .unknownChart(let id):
+                self.sendError(ProtocolError(.unknownChart, "no chart with id \"\(id.prefix(64))\"", ref: ref), to: session)
+            case .rejected(let error):
+                self.sendError(ProtocolError(.badPoint, error.message, ref: ref), to: session)
+            case .unavailable(let error):
+                self.sendError(ProtocolError(.unavailable, error.message, ref: ref), to: session)
+            }
         }
     }
 }

@@ -41,6 +41,8 @@ final class ServerCore {
     var metrics = Metrics()
     /// Who may write (HTTP writes, `publish`).
     let writeAccess: WriteAccess
+    /// The history store, when the server keeps history (`--data`).
+    var history: HistoryLink?
     /// Answers kept by `Idempotency-Key`.
     let idempotency = IdempotencyCache<APIResponse>()
     /// Hands work back to the service thread (`WebSocketServer.perform`); runs it at once until
@@ -49,7 +51,8 @@ final class ServerCore {
     /// The last `specVersion` handed out (`ChartChannel.specVersion`).
     private var specVersionCounter = 0
     /// Whether the caller may touch the core (see `assertOwningThread`): the server's service
-    /// thread once `ChartCastServer` attached one, until then the thread that created the core.
+    /// thread while it runs (any thread before it starts and after it stopped, when nothing else
+    /// runs), and the thread that created the core until `ChartCastServer` attached a server.
     var isOwningThread: () -> Bool
     /// Debug builds: receives thread violations instead of `assertionFailure` (tests).
     var onThreadViolation: ((String) -> Void)?

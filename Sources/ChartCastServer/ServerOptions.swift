@@ -18,10 +18,20 @@ public struct ServerOptions: Equatable, Sendable {
     public var writeToken: String? = nil
     /// Whether a line-protocol write naming no chart creates one.
     public var autoCreate: Bool = true
+    /// The history store's directory; nil keeps no history. The `chartcast` command defaults it
+    /// to `chartcast-data` in the working directory (`--data none` turns it off); a server made
+    /// in code keeps none unless told.
+    public var dataDirectory: String? = nil
+    /// Seconds between retention sweeps of the history store while the server runs (it also
+    /// sweeps once at start).
+    public var historySweepInterval: Double = 60
+
+    /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
+    public static let defaultDataDirectory = "chartcast-data"
 
     public init(host: String = "127.0.0.1", port: Int = 8080, webRoot: String? = nil, tick: Double = 1.0,
                 window: Int = 60, deflate: Bool = false, logLevel: LogLevel = .info, dashboard: String? = nil,
-                writeToken: String? = nil, autoCreate: Bool = true) {
+                writeToken: String? = nil, autoCreate: Bool = true, dataDirectory: String? = nil) {
         self.host = host
         self.port = port
         self.webRoot = webRoot
@@ -32,6 +42,7 @@ public struct ServerOptions: Equatable, Sendable {
         self.dashboard = dashboard
         self.writeToken = writeToken
         self.autoCreate = autoCreate
+        self.dataDirectory = dataDirectory
     }
 
     /// The options as a log line shows them: secrets replaced.
@@ -76,6 +87,8 @@ extension ServerOptions {
                                                                                    may write)
       --no-auto-create     line-protocol writes naming no    CHARTCAST_NO_AUTO_CREATE=1
                            chart get 404 instead of creating one
+      --data DIR|none      history store directory           CHARTCAST_DATA       (default chartcast-data
+                                                                                   in the working directory)
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -85,6 +98,7 @@ extension ServerOptions {
     /// - Throws: `OptionsError` naming the bad flag or value.
     public static func parse(arguments: [String], environment: [String: String]) throws -> CommandLineRequest {
         var options = ServerOptions()
+        var dataGiven = false
         func apply(_ name: String, _ value: String) throws {
             switch name {
             case "host":
@@ -128,6 +142,10 @@ extension ServerOptions {
                 case "0", "false", "no", "off", "": options.autoCreate = true
                 default: throw OptionsError(description: "CHARTCAST_NO_AUTO_CREATE must be 1 or 0, got \"\(value)\"")
                 }
+            case "data":
+                guard !value.isEmpty else { throw OptionsError(description: "--data needs a directory, or none") }
+                options.dataDirectory = value == "none" ? nil : value
+                dataGiven = true
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -138,7 +156,7 @@ extension ServerOptions {
             }
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
-                     "no-auto-create"]
+                     "no-auto-create", "data"]
         let switches: Set<String> = ["deflate", "no-auto-create"]
         for name in names {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
@@ -171,6 +189,7 @@ extension ServerOptions {
                 index += 1
             }
         }
+        if !dataGiven { options.dataDirectory = ServerOptions.defaultDataDirectory }
         return .run(options)
     }
 

@@ -186,6 +186,12 @@ public final class WebSocketServer {
         return loop.isServiceThread
     }
 
+    /// True on this server's service thread, and whenever none runs (before `start`, after
+    /// `shutdown`): when state owned by the service thread may be touched.
+    public var isServiceThreadOrIdle: Bool {
+        return loop.isServiceThreadOrIdle
+    }
+
     /// Sends `closeCode` to every WebSocket, waits at most `grace` seconds for
     /// the peers to answer, then stops the service thread and destroys the
     /// context. Blocks until done (about `grace` at worst); safe to call twice.

@@ -66,7 +66,7 @@ final class RoundTripTests: XCTestCase {
         XCTAssertEqual(Placement.wireNames, ["leading", "trailing"])
         XCTAssertEqual(ErrorCode.allCases.map(\.rawValue),
                        ["bad_json", "unknown_type", "unknown_chart", "bad_field", "no_viewport", "unsupported", "too_large",
-                        "rate_limited", "forbidden", "bad_point"])
+                        "rate_limited", "forbidden", "bad_point", "unavailable"])
         for name in PointerPhase.wireNames { XCTAssertEqual(PointerPhase(wireName: name)?.wireName, name) }
         XCTAssertNil(PointerPhase(wireName: "Move"))
     }

@@ -5,7 +5,7 @@ import XCTest
 /// `chartcast` flags and `CHARTCAST_*` variables.
 final class ServerOptionsTests: XCTestCase {
     func testDefaults() throws {
-        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: [:]), .run(ServerOptions()))
+        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: [:]), .run(ServerOptions(dataDirectory: "chartcast-data")))
         let defaults = ServerOptions()
         XCTAssertEqual(defaults.host, "127.0.0.1")
         XCTAssertEqual(defaults.port, 8080)
@@ -20,18 +20,24 @@ final class ServerOptionsTests: XCTestCase {
             arguments: ["--port", "9000", "--tick=0.25", "--deflate", "--web-root", "/srv/page", "--log-level", "debug"],
             environment: ["CHARTCAST_PORT": "7000", "CHARTCAST_WINDOW": "30", "CHARTCAST_HOST": "0.0.0.0"])
         XCTAssertEqual(request, .run(ServerOptions(host: "0.0.0.0", port: 9000, webRoot: "/srv/page", tick: 0.25,
-                                                   window: 30, deflate: true, logLevel: .debug)))
+                                                   window: 30, deflate: true, logLevel: .debug, dataDirectory: "chartcast-data")))
         XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_DEFLATE": "1"]),
-                       .run(ServerOptions(deflate: true)))
+                       .run(ServerOptions(deflate: true, dataDirectory: "chartcast-data")))
     }
 
     func testDataAPIFlags() throws {
         XCTAssertEqual(try ServerOptions.parse(arguments: ["--dashboard", "plant.json", "--write-token=t0k", "--no-auto-create"],
                                                environment: [:]),
-                       .run(ServerOptions(dashboard: "plant.json", writeToken: "t0k", autoCreate: false)))
+                       .run(ServerOptions(dashboard: "plant.json", writeToken: "t0k", autoCreate: false, dataDirectory: "chartcast-data")))
         XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_DASHBOARD": "d.json", "CHARTCAST_WRITE_TOKEN": "abc",
                                                                             "CHARTCAST_NO_AUTO_CREATE": "1"]),
-                       .run(ServerOptions(dashboard: "d.json", writeToken: "abc", autoCreate: false)))
+                       .run(ServerOptions(dashboard: "d.json", writeToken: "abc", autoCreate: false, dataDirectory: "chartcast-data")))
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--data", "/var/lib/chartcast"], environment: [:]),
+                       .run(ServerOptions(dataDirectory: "/var/lib/chartcast")))
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--data", "none"], environment: ["CHARTCAST_DATA": "/x"]),
+                       .run(ServerOptions()), "none keeps no history")
+        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_DATA": "/x"]), .run(ServerOptions(dataDirectory: "/x")))
+        XCTAssertNil(ServerOptions().dataDirectory, "a server made in code keeps no history unless told")
         XCTAssertTrue(ServerOptions().autoCreate, "auto-create is the default")
         XCTAssertEqual(ServerOptions(writeToken: "secret").redacted.writeToken, "<set>", "never shown")
         XCTAssertThrowsError(try ServerOptions.parse(arguments: ["--write-token", "two words"], environment: [:]))

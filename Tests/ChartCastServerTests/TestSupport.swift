@@ -144,7 +144,8 @@ struct TestFailure: Error, CustomStringConvertible {
 
 
 /// The real `chartcast` executable, started for one test (it lives beside the test runner in
-/// the build directory).
+/// the build directory). It keeps no history (`--data none`) unless the arguments or the
+/// environment name a data directory: a test never writes into the working tree.
 struct LaunchedServer {
     let process: Process
     let stderr: Pipe
@@ -159,7 +160,8 @@ struct LaunchedServer {
         }
         process = Process()
         process.executableURL = LaunchedServer.binary
-        process.arguments = arguments
+        let namesData = arguments.contains { $0 == "--data" || $0.hasPrefix("--data=") } || environment["CHARTCAST_DATA"] != nil
+        process.arguments = namesData ? arguments : arguments + ["--data", "none"]
         process.environment = environment
         stderr = Pipe()
         process.standardError = stderr

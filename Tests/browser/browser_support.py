@@ -82,7 +82,7 @@ class ServerProcess:
             log = open(self.log_dir / f"server-{self.starts}.log", "wb")
             self.process = subprocess.Popen(
                 [self.binary, "--host", "127.0.0.1", "--port", str(self.port),
-                 "--web-root", self.web_root, "--tick", "0.5"],
+                 "--web-root", self.web_root, "--tick", "0.5", "--data", "none"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             log.close()
             while time.monotonic() < deadline and self.process.poll() is None:

@@ -1,0 +1,161 @@
+import ChartCastIngest
+import ChartCastProtocol
+import ChartCastStorage
+import ChartEngine
+import Foundation
+
+/// How a write of points ended.
+enum WriteOutcome {
+    /// Stored (when the chart keeps history) and applied: the chart's `seq` after it.
+    case applied(seq: Int, accepted: Int)
+    /// No chart with this id (any more).
+    case unknownChart(String)
+    /// A point broke a rule; nothing was applied.
+    case rejected(IngestError)
+    /// The history store could not take it; nothing was applied.
+    case unavailable(StorageError)
+}
+
+extension ServerCore {
+    // MARK: Commit, then apply
+
+    /// Commits `writes` to the history store, then runs `apply` on the service thread and hands
+    /// its result to `done`: what is answered has been committed, so a `kill -9` right after the
+    /// answer loses none of it. With no store, or nothing to store, `apply` runs at once. When
+    /// the store fails (or already holds `maxPendingPoints` waiting) `done` gets the error and
+    /// `apply` never runs: nothing of the write reaches memory or viewers.
+    ///
+    /// Writes reach the store in the order of these calls and come back in that order, so
+    /// memory applies them in the order the disk did.
+    /// - Note: service thread only; the service thread never waits on the disk.
+    func afterCommit<T>(_ writes: [HistoryWrite], _ apply: @escaping () -> T,
+                        done: @escaping (Result<T, StorageError>) -> Void) {
+        assertOwningThread()
+        guard let history, !writes.isEmpty else { return done(.success(apply())) }
+        let points = HistoryLink.points(in: writes)
+        if let refusal = history.reserve(points) {
+            metrics.historyWritesRefused += 1
+            return done(.failure(refusal))
+        }
+        let back = runOnServiceThread
+        history.store.write(writes) { result in
+            back {
+                history.release(points)
+                switch result {
+                case .success:
+                    done(.success(apply()))
+                case .failure(let error):
+                    self.metrics.historyWritesFailed += 1
+                    if history.shouldWarn(now: ServerCore.now()) { self.logger.warn("history: \(error)") }
+                    done(.failure(error))
+                }
+            }
+        }
+    }
+
+    // MARK: Writes of points
+
+    /// A write of points to one chart (HTTP, `publish`, the Swift API): validated against the
+    /// chart now, committed when the chart keeps history, then applied, and reported to `done`
+    /// (at once when nothing is stored).
+    /// - Note: service thread only.
+    func write(_ batch: PointBatch, to id: String, done: @escaping (WriteOutcome) -> Void) {
+        assertOwningThread()
+        guard let channel = channelsByID[id] else { return done(.unknownChart(id)) }
+        let validated: ValidatedBatch
+        do {
+            validated = try batch.validate(against: channel.spec)
+        } catch {
+            return done(.rejected(ServerCore.ingestError(error)))
+        }
+        let writes = history != nil && HistoryLink.keeps(channel.spec) ? [HistoryLink.append(validated, of: channel.spec)] : []
+        afterCommit(writes, { self.applyCommitted(batch, validated, to: id) }, done: { result in
+            switch result {
+            case .success(let outcome): done(outcome)
+            case .failure(let error): done(.unavailable(error))
+            }
+        })
+    }
+
+    /// Applies a write whose points are committed: as validated while the chart is as it was,
+    /// else validated again against the chart as it is now (a write that got in between added
+    /// series, or the chart was replaced).
+    private func applyCommitted(_ batch: PointBatch, _ validated: ValidatedBatch, to id: String) -> WriteOutcome {
+        guard let channel = channelsByID[id] else { return .unknownChart(id) }
+        do {
+            do {
+                return .applied(seq: try apply(validated, to: channel), accepted: validated.accepted)
+            } catch is StoreMismatch {
+                let again = try batch.validate(against: channel.spec)
+                return .applied(seq: try apply(again, to: channel), accepted: again.accepted)
+            }
+        } catch {
+            return .rejected(ServerCore.ingestError(error))
+        }
+    }
+
+    /// `error` as an `IngestError` (validation throws nothing else; anything else is a bug
+    /// reported as such rather than dropped).
+    static func ingestError(_ error: Error) -> IngestError {
+        error as? IngestError ?? IngestError(.badPoint, "the write could not be applied: \(error)")
+    }
+
+    // MARK: Charts
+
+    /// Defines `spec` like `define(_:)`; a new chart that keeps history starts with its live
+    /// window refilled from the store (points kept from an earlier definition under this id).
+    /// Reads the disk on a worker; `done` runs on the service thread.
+    /// - Note: service thread only.
+    func defineRefilled(_ spec: ChartSpec, done: @escaping (Definition) -> Void) {
+        assertOwningThread()
+        guard let history, channelsByID[spec.id] == nil, HistoryLink.keeps(spec) else { return done(define(spec)) }
+        let store = history.store, limit = ServerCore.refillLimit(of: spec)
+        onWorker({ try store.latest(chart: spec.id, limit: limit) }, then: { result in
+            if case .failure(let error) = result { self.logger.warn("history: chart \(spec.id) starts empty: \(error)") }
+            done(self.define(spec, refill: try? result.get()))
+        })
+    }
+
+    /// How many rows refill a chart's live window: its window (time and linear charts), its
+    /// category count (category charts).
+    static func refillLimit(of spec: ChartSpec) -> Int {
+        spec.xKind == .category ? spec.categories.count : (spec.window ?? ChartSpec.maxWindow)
+    }
+
+    /// Loads stored rows into a chart's store, mapping series by name (a stored series beyond
+    /// the 32nd is left out). Returns the number of values loaded.
+    /// - Complexity: O(rows × series), plus the store's bookkeeping.
+    @discardableResult
+    static func refill(_ store: ChartStore, from rows: HistoryRows) -> Int {
+        let targets = rows.series.map { store.addSeries($0) }
+        var values = [Double?](repeating: nil, count: store.spec.series.count)
+        var loaded = 0
+        store.batch {
+            for row in rows.rows {
+                for i in values.indices { values[i] = nil }
+                for (s, target) in targets.enumerated() {
+                    if let target, let y = row.values[s] {
+                        values[target] = y
+                        loaded += 1
+                    }
+                }
+                store.upsert(x: row.x, values: values)
+            }
+        }
+        return loaded
+    }
+
+    // MARK: Retention
+
+    /// Deletes what retention no longer keeps (the periodic sweep; `HistoryStore.open` swept
+    /// once at start).
+    /// - Note: service thread only.
+    func sweepHistory() {
+        assertOwningThread()
+        guard let history else { return }
+        let logger = self.logger
+        history.store.sweep(now: (Date().timeIntervalSince1970 * 1_000).rounded(.down)) { result in
+            if case .failure(let error) = result { logger.warn("history: retention sweep failed: \(error)") }
+        }
+    }
+}
