@@ -11,8 +11,9 @@
 //     domains) vs. an array `append` + `removeFirst` + a scan for the y maximum (seed 002's `maxVal()`).
 // Linear-scan repetitions are limited by a time budget so that 10^7 finishes in minutes.
 // `--ingest` measures write-body parsing instead (IngestBench.swift): points/s at 10^4 and 10^6.
+// `--m4` measures M4 downsampling and the store's memory per series instead (M4Bench.swift).
 //
-// Usage: chartcast-bench [--max-n N] [--quick] [--ingest]
+// Usage: chartcast-bench [--max-n N] [--quick] [--ingest | --m4]
 // The table goes to stdout (Markdown); progress goes to stderr.
 
 import ChartEngine
@@ -26,6 +27,7 @@ struct Options {
     var maxN = 10_000_000
     var quick = false
     var ingest = false
+    var m4 = false
 
     init(arguments: [String]) {
         var maxNGiven = false
@@ -36,6 +38,8 @@ struct Options {
                 quick = true
             case "--ingest":
                 ingest = true
+            case "--m4":
+                m4 = true
             case "--max-n":
                 i += 1
                 guard i < arguments.count, let value = Int(arguments[i].replacingUnderscores()), value > 0 else {
@@ -44,7 +48,7 @@ struct Options {
                 maxN = value
                 maxNGiven = true
             case "-h", "--help":
-                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest]")
+                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest | --m4]")
                 exit(0)
             default:
                 fail("unknown argument \(arguments[i])")
@@ -235,6 +239,11 @@ func format(_ ns: Double) -> String {
 }
 
 let options = Options(arguments: CommandLine.arguments)
+if options.m4 {
+    runM4Bench(quick: options.quick)
+    progress("done (checksum \(sink))")
+    exit(0)
+}
 if options.ingest {
     let ingestSizes = [10_000, 1_000_000].filter { $0 <= options.maxN }
     guard !ingestSizes.isEmpty else { fail("--max-n must be at least 10000 with --ingest") }
