@@ -33,6 +33,27 @@ public struct M4Grid: Equatable, Sendable {
         return c < Double(columns) ? Int(c) : columns - 1
     }
 
+    /// Whether no column holds more than 4 of `rows` of an ascending x column read through `x`
+    /// (then M4 would keep at most as many points, and sending them all obeys its bound).
+    /// - Complexity: O(1) when there are more than `4 · columns` rows (some column must hold
+    ///   more), else O(rows).
+    public func holdsAtMostFourPerColumn(rows: Range<Int>, x: (Int) -> Double) -> Bool {
+        guard rows.count <= 4 * columns else { return false }
+        guard rows.count > 4 else { return true }
+        var current = -1, run = 0
+        for row in rows {
+            let c = column(of: x(row))
+            if c == current {
+                run += 1
+                if run > 4 { return false }
+            } else {
+                current = c
+                run = 1
+            }
+        }
+        return true
+    }
+
     /// Where each column's rows start among `rows` of an ascending x column read through `x`:
     /// column `c` holds rows `starts[c] ..< starts[c + 1]`; `starts.count == columns + 1`,
     /// `starts[0] == rows.lowerBound`, `starts[columns] == rows.upperBound`. Every row of `rows`

@@ -147,5 +147,13 @@ final class M4Tests: XCTestCase {
         let many = small.columnStarts(rows: 0..<1_000) { xs[$0] }
         XCTAssertEqual(few, [0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1_000])
         XCTAssertEqual(many, [0] + (1..<3).map { c in xs.firstIndex { small.column(of: $0) >= c }! } + [1_000])
+
+        // Four per column fit; a fifth in one column does not, however few the rows.
+        let even = (0..<40).map { Double($0) / 4 }
+        XCTAssertTrue(grid.holdsAtMostFourPerColumn(rows: 0..<40) { even[$0] })
+        XCTAssertFalse(grid.holdsAtMostFourPerColumn(rows: 0..<41) { $0 < 40 ? even[$0] : 9.99 })
+        let clustered = [0.1, 0.2, 0.3, 0.4, 0.5, 5.0]
+        XCTAssertFalse(grid.holdsAtMostFourPerColumn(rows: 0..<6) { clustered[$0] })
+        XCTAssertTrue(grid.holdsAtMostFourPerColumn(rows: 1..<6) { clustered[$0] })
     }
 }
