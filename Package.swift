@@ -56,7 +56,7 @@ let package = Package(
         // blocking WebSocket client over the project's own lws client.
         .target(name: "TestSupport", dependencies: ["WebSockets"], path: "Tests/TestSupport"),
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "TestSupport"]),
-        .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo"]),
+        .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo", "TestSupport"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),

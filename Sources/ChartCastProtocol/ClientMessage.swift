@@ -13,6 +13,8 @@ public enum ClientMessage: Equatable, Sendable {
     case key(KeyInput)
     /// Points for one chart from a connection with write rights.
     case publish(Publish)
+    /// Zooms this viewer's plot of one time/linear chart to an x domain, or back to the live window.
+    case view(ViewRequest)
 
     /// `{"type":"hello","name":"Ana"}`; `ref` is echoed by an `error` refusing the name.
     public struct Hello: Equatable, Sendable {
@@ -76,6 +78,42 @@ public enum ClientMessage: Equatable, Sendable {
         }
     }
 
+    /// `{"type":"view","chart":"cpu","from":t0,"to":t1}` zooms the viewer's plot of `chart` to
+    /// `[t0, t1]` (`domain`); `{"type":"view","chart":"cpu","live":true}` (`domain` nil) returns
+    /// it to the live window. The server answers with a `snapshot` for that domain.
+    public struct ViewRequest: Equatable, Sendable {
+        /// Largest magnitude of a view's ends (epoch ms until the year 33658, or linear values).
+        public static let maxMagnitude = 1e15
+        /// Smallest span of a view, relative to the magnitude of its ends: narrower than this,
+        /// the ends are too few doubles apart to split into pixels.
+        public static let minRelativeSpan = 1e-9
+
+        public var chart: String
+        /// The x domain to show; nil: the live window.
+        public var domain: ClosedRange<Double>?
+        public var ref: String?
+        public init(chart: String, domain: ClosedRange<Double>?, ref: String? = nil) {
+            self.chart = chart
+            self.domain = domain
+            self.ref = ref
+        }
+
+        /// Why `[from, to]` cannot be a view, or nil when it can: both finite, within
+        /// ±`maxMagnitude`, `from < to`, and a span of at least `minRelativeSpan` of the ends'
+        /// magnitude.
+        public static func problem(from: Double, to: Double) -> String? {
+            guard from.isFinite, to.isFinite else { return "from and to must be finite" }
+            guard Swift.abs(from) <= maxMagnitude, Swift.abs(to) <= maxMagnitude else {
+                return "from and to must lie within ±1e15"
+            }
+            guard from < to else { return "from must be less than to" }
+            guard to - from >= minRelativeSpan * Swift.max(Swift.abs(from), Swift.abs(to)) else {
+                return "the span to − from is too small for the magnitude of its ends (at least 1e-9 of it)"
+            }
+            return nil
+        }
+    }
+
     /// One point of a `publish` as sent: `x` is a category name, a number (epoch ms or a linear
     /// value) or, on time charts, an RFC 3339 string (carried as `.category` until the chart
     /// decides); `y` nil is a missing value (skipped).
@@ -98,6 +136,7 @@ public enum ClientMessage: Equatable, Sendable {
         case .pointer(let m): return m.ref
         case .key(let m): return m.ref
         case .publish(let m): return m.ref
+        case .view(let m): return m.ref
         }
     }
 }
@@ -147,6 +186,16 @@ extension ClientMessage {
                 w.endObject()
             }
             w.endArray()
+            if let ref = m.ref { w.key("ref"); w.string(ref) }
+        case .view(let m):
+            w.key("type"); w.string("view")
+            w.key("chart"); w.string(m.chart)
+            if let domain = m.domain {
+                w.key("from"); w.number(domain.lowerBound)
+                w.key("to"); w.number(domain.upperBound)
+            } else {
+                w.key("live"); w.bool(true)
+            }
             if let ref = m.ref { w.key("ref"); w.string(ref) }
         }
         w.endObject()
@@ -204,6 +253,21 @@ extension ClientMessage {
                 try PublishedPoint(item, path: "points[\(index)]")
             }
             return .publish(Publish(chart: chart, points: points, ref: ref))
+        case "view":
+            let chart = try fields.string("chart")
+            let ref = try fields.ref(maxLength: limits.maxRefLength)
+            let live = try fields.optionalBool("live") ?? false
+            if live {
+                guard !fields.has("from"), !fields.has("to") else {
+                    throw ProtocolError(.badField, "a view is either from and to, or live: true, not both")
+                }
+                return .view(ViewRequest(chart: chart, domain: nil, ref: ref))
+            }
+            let from = try fields.number("from"), to = try fields.number("to")
+            if let problem = ViewRequest.problem(from: from, to: to) {
+                throw ProtocolError(.badField, "view [\(JSONWriter.format(from)), \(JSONWriter.format(to))]: \(problem)")
+            }
+            return .view(ViewRequest(chart: chart, domain: from...to, ref: ref))
         default:
             throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
         }

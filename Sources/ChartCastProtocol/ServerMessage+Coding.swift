@@ -26,6 +26,12 @@ extension ServerMessage {
             w.key("y"); Self.encodeY(m.y, into: &w)
             w.key("series"); SeriesData.encode(m.series, into: &w)
             w.key("selection"); m.selection.encode(into: &w)
+            if let view = m.view {
+                w.key("view"); w.beginObject()
+                w.key("from"); w.number(view.lowerBound)
+                w.key("to"); w.number(view.upperBound)
+                w.endObject()
+            }
         case .append(let m):
             w = JSONWriter(capacity: 128 + 64 * m.points.count)
             w.beginObject()
@@ -106,9 +112,16 @@ extension ServerMessage {
                                     limits: try ProtocolLimits(wire: fields.nested("limits")), protocolVersion: version))
         case "snapshot":
             let series = try SeriesData.decode(fields)
+            var view: ClosedRange<Double>? = nil
+            if fields.has("view") {
+                let v = try fields.nested("view")
+                let from = try v.number("from"), to = try v.number("to")
+                guard from < to else { throw v.fail("to", "must be greater than from") }
+                view = from...to
+            }
             return .snapshot(Snapshot(chart: try fields.string("chart"), seq: try fields.integer("seq"),
                                       x: try XAxis(wire: fields.nested("x")), y: try fields.nested("y").range("domain"),
-                                      series: series, selection: try Selection(wire: fields.nested("selection"))))
+                                      series: series, selection: try Selection(wire: fields.nested("selection")), view: view))
         case "append":
             return .append(Append(chart: try fields.string("chart"), seq: try fields.integer("seq"),
                                   points: try fields.objects("points", SeriesPoint.init(wire:)),

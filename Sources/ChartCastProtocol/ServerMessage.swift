@@ -84,7 +84,9 @@ public enum ServerMessage: Equatable, Sendable {
         }
     }
 
-    /// The whole state of one chart: domains, every point of every series, and the selection.
+    /// The whole state of one chart as one viewer draws it: domains, the points of every series
+    /// (downsampled to the viewer's plot width when there are more than it can show), and the
+    /// selection.
     public struct Snapshot: Equatable, Sendable {
         public var chart: String
         public var seq: Int
@@ -92,13 +94,18 @@ public enum ServerMessage: Equatable, Sendable {
         public var y: ClosedRange<Double>
         public var series: [SeriesData]
         public var selection: Selection
-        public init(chart: String, seq: Int, x: XAxis, y: ClosedRange<Double>, series: [SeriesData], selection: Selection) {
+        /// The viewer's zoomed x domain this snapshot shows (`"view":{"from":t0,"to":t1}`); nil
+        /// for the live window (and then not encoded).
+        public var view: ClosedRange<Double>?
+        public init(chart: String, seq: Int, x: XAxis, y: ClosedRange<Double>, series: [SeriesData], selection: Selection,
+                    view: ClosedRange<Double>? = nil) {
             self.chart = chart
             self.seq = seq
             self.x = x
             self.y = y
             self.series = series
             self.selection = selection
+            self.view = view
         }
     }
 

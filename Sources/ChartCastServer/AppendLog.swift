@@ -7,11 +7,15 @@ import WebSockets
 /// - Note: service thread only.
 struct AppendLog {
     private var frames: [OutboundFrame?]
+    /// Per frame: the most points it carries for any one series (a viewer whose plot cannot
+    /// show that many is sent a downsampled snapshot instead).
+    private var sizes: [Int]
     /// Number the next appended frame will get.
     private(set) var nextNumber = 0
 
     init(capacity: Int) {
         frames = Array(repeating: nil, count: max(1, capacity))
+        sizes = Array(repeating: 0, count: max(1, capacity))
     }
 
     var capacity: Int { frames.count }
@@ -19,10 +23,12 @@ struct AppendLog {
     /// Number of the oldest frame still held.
     var oldestNumber: Int { max(0, nextNumber - frames.count) }
 
-    /// Adds a frame, dropping the oldest when full.
+    /// Adds a frame carrying at most `pointsPerSeries` points of any one series, dropping the
+    /// oldest when full.
     /// - Complexity: O(1).
-    mutating func append(_ frame: OutboundFrame) {
+    mutating func append(_ frame: OutboundFrame, pointsPerSeries: Int) {
         frames[nextNumber % frames.count] = frame
+        sizes[nextNumber % frames.count] = pointsPerSeries
         nextNumber += 1
     }
 
@@ -33,6 +39,13 @@ struct AppendLog {
         for i in frames.indices { frames[i] = nil }
         // One past a full ring: even a cursor that was up to date is now older than the oldest.
         nextNumber += frames.count + 1
+    }
+
+    /// The most points of one series that frame `number` carries (0 when it is not held).
+    /// - Complexity: O(1).
+    func pointsPerSeries(_ number: Int) -> Int {
+        guard number >= oldestNumber, number < nextNumber else { return 0 }
+        return sizes[number % frames.count]
     }
 
     /// The frame numbered `number`, or nil when it was dropped or does not exist yet.

@@ -8,7 +8,8 @@ import WebSockets
 ///
 /// Every change bumps `seq`. An append becomes one frame in the append log; a selection change
 /// replaces the single newest selection frame (state, not events); a snapshot is encoded at most
-/// once per `seq`, whoever asks for it.
+/// once per `seq` and `SnapshotKey` (plot width, view), whoever asks for it: viewers whose plots
+/// are equally wide share one frame.
 ///
 /// A channel sits in one slot of the server's chart list (`index`) for its whole life. Defining
 /// a chart makes a channel with a new `specVersion`; replacing it makes another in the same slot;
@@ -43,7 +44,16 @@ final class ChartChannel {
     /// The domains last sent, so an append carries them only when they moved.
     private var sentX: XAxis
     private var sentY: ClosedRange<Double>
-    private var snapshotCache: (seq: Int, frame: OutboundFrame)?
+    /// Encoded snapshots of the current `seq`, by key, with when each was last asked for; at
+    /// most `maxCachedSnapshots` (the least recently asked for goes first).
+    private var snapshotCache: [(key: SnapshotKey, frame: OutboundFrame, used: Int)] = []
+    private var snapshotCacheSeq = -1
+    private var snapshotCacheClock = 0
+    /// Snapshots encoded for viewers so far (each cache miss, and each snapshot merged with history).
+    private(set) var snapshotsEncoded = 0
+    /// The x of the newest row (time/linear charts), `-∞` with none: a viewer whose view ends
+    /// before it is zoomed into the past and is sent no appends.
+    private(set) var liveEdge = -Double.infinity
     private var chartFrameCache: (series: Int, frame: OutboundFrame)?
     /// The `chart_removed` message, once removed.
     private(set) var removedFrame: OutboundFrame?
@@ -60,7 +70,11 @@ final class ChartChannel {
         self.seq = seq
         self.sentX = ChartChannel.xAxis(of: store)
         self.sentY = ChartChannel.yRange(of: store)
+        updateLiveEdge()
     }
+
+    /// Snapshots cached per chart (one per distinct plot width or view being served at one `seq`).
+    static let maxCachedSnapshots = 16
 
     /// The `chart` message announcing this definition (re-encoded when data added series).
     func chartFrame() -> OutboundFrame {
@@ -74,35 +88,145 @@ final class ChartChannel {
     func markRemoved() {
         isRemoved = true
         removedFrame = OutboundFrame(textBytes: ServerMessage.chartRemoved(id).encode())
-        snapshotCache = nil
+        snapshotCache = []
         selectionFrame = nil
     }
 
-    /// The chart's state as a `snapshot` message.
+    /// What a viewer's snapshot depends on besides the chart's state: the pixel columns it is
+    /// downsampled to (0: not downsampled, every point of the domain) and the viewer's view.
+    struct SnapshotKey: Equatable {
+        var columns: Int
+        var view: ClosedRange<Double>?
+    }
+
+    /// The key of a snapshot for a plot `columns` pixels wide showing `view` (nil: the live
+    /// window): every point when no pixel column of the domain holds more than 4 rows (so that
+    /// every plot wide enough shares one snapshot), else downsampled to `columns`.
+    /// - Complexity: O(log n) to find the rows, plus O(rows) when there are at most 4 per column
+    ///   on average.
+    func snapshotKey(columns: Int, view: ClosedRange<Double>?) -> SnapshotKey {
+        guard spec.xKind != .category else { return SnapshotKey(columns: 0, view: nil) }
+        let data = store
+        let rows = view.map { data.indexRange(fromX: $0.lowerBound, toX: $0.upperBound) } ?? 0..<data.count
+        let (d0, d1) = view.map { ($0.lowerBound, $0.upperBound) } ?? data.xDomain
+        guard let grid = M4Grid(from: d0, to: d1, columns: columns) else { return SnapshotKey(columns: 0, view: view) }
+        return SnapshotKey(columns: grid.holdsAtMostFourPerColumn(rows: rows) { data.xNumber(at: $0) } ? 0 : columns,
+                           view: view)
+    }
+
+    /// The chart's whole live window, every point, as a `snapshot` message (`GET /api/charts/{id}`).
     /// - Complexity: O(points).
-    func snapshot() -> ServerMessage.Snapshot {
+    func snapshot() -> ServerMessage.Snapshot { snapshot(SnapshotKey(columns: 0, view: nil)) }
+
+    /// The chart's state as a `snapshot` message for `key`: the points of the live window (or of
+    /// the view), M4-downsampled to `key.columns` pixel columns unless that is 0.
+    /// - Complexity: O(points in the domain · series).
+    func snapshot(_ key: SnapshotKey) -> ServerMessage.Snapshot {
+        let isCategory = spec.xKind == .category
+        let rows: Range<Int>
+        var x = sentX
+        if let view = key.view, !isCategory {
+            rows = store.indexRange(fromX: view.lowerBound, toX: view.upperBound)
+            x = XAxis(kind: spec.xKind, domain: .numeric(view.lowerBound, view.upperBound))
+        } else {
+            rows = 0..<store.count
+        }
+        let (d0, d1) = key.view.map { ($0.lowerBound, $0.upperBound) } ?? store.xDomain
+        let plan = isCategory || key.columns == 0 ? nil : M4Grid(from: d0, to: d1, columns: key.columns).map(store.m4Plan)
+        var kept: [Int] = []
         var series: [SeriesData] = []
         series.reserveCapacity(spec.series.count)
         for (seriesIndex, name) in spec.series.enumerated() {
             var points: [DataPoint] = []
-            points.reserveCapacity(store.count)
-            for row in 0..<store.count {
-                guard let y = store.y(series: seriesIndex, at: row) else { continue }
-                points.append(DataPoint(x: store.x(at: row), y: y))
+            if let plan {
+                kept.removeAll(keepingCapacity: true)
+                store.m4Rows(series: seriesIndex, plan: plan, into: &kept)
+                points.reserveCapacity(kept.count)
+                for row in kept {
+                    if let y = store.y(series: seriesIndex, at: row) { points.append(DataPoint(x: .number(store.xNumber(at: row)), y: y)) }
+                }
+            } else {
+                points.reserveCapacity(rows.count)
+                for row in rows {
+                    guard let y = store.y(series: seriesIndex, at: row) else { continue }
+                    points.append(DataPoint(x: store.x(at: row), y: y))
+                }
             }
             series.append(SeriesData(name: name, points: points))
         }
-        return ServerMessage.Snapshot(chart: id, seq: seq, x: sentX, y: sentY, series: series,
-                                      selection: engine.selection)
+        return ServerMessage.Snapshot(chart: id, seq: seq, x: x, y: sentY, series: series,
+                                      selection: engine.selection, view: isCategory ? nil : key.view)
     }
 
-    /// The snapshot of the current state, encoded once per `seq`.
-    /// - Complexity: O(points) when the state changed since the last call, else O(1).
-    func snapshotFrame() -> OutboundFrame {
-        if let cached = snapshotCache, cached.seq == seq { return cached.frame }
-        let frame = OutboundFrame(textBytes: ServerMessage.snapshot(snapshot()).encode())
-        snapshotCache = (seq, frame)
+    /// The snapshot for `key`, encoded once per `seq` and key and shared by every viewer asking
+    /// for the same (at most `maxCachedSnapshots` keys are kept per `seq`).
+    /// - Complexity: O(points in the domain · series) when not cached, else O(cached keys).
+    func snapshotFrame(_ key: SnapshotKey) -> OutboundFrame {
+        if snapshotCacheSeq != seq {
+            snapshotCache.removeAll(keepingCapacity: true)
+            snapshotCacheSeq = seq
+        }
+        snapshotCacheClock += 1
+        if let i = snapshotCache.firstIndex(where: { $0.key == key }) {
+            snapshotCache[i].used = snapshotCacheClock
+            return snapshotCache[i].frame
+        }
+        let frame = OutboundFrame(textBytes: ServerMessage.snapshot(snapshot(key)).encode())
+        snapshotsEncoded += 1
+        if snapshotCache.count >= ChartChannel.maxCachedSnapshots,
+           let oldest = snapshotCache.indices.min(by: { snapshotCache[$0].used < snapshotCache[$1].used }) {
+            snapshotCache.remove(at: oldest)
+        }
+        snapshotCache.append((key, frame, snapshotCacheClock))
         return frame
+    }
+
+    /// The snapshot a plot of the default width (1,000 px) is sent for the live window.
+    func snapshotFrame() -> OutboundFrame {
+        snapshotFrame(snapshotKey(columns: Session.defaultColumns, view: nil))
+    }
+
+    /// A view reaching before the live window: `history` (the stored points older than the
+    /// first in-memory row, M4-downsampled on the view's grid when many) merged with the
+    /// in-memory points of the view, downsampled again on the same grid when a column holds more
+    /// than 4. The y domain is the one policy over the
+    /// live window's values and the history's. Encoded for one viewer (not cached).
+    /// - Complexity: O(points in the view · series).
+    func historySnapshotFrame(view: ClosedRange<Double>, grid: M4Grid, history: [HistorySeries]) -> OutboundFrame {
+        let memory = store.indexRange(fromX: view.lowerBound, toX: view.upperBound)
+        let firstInMemory = store.count > 0 ? store.xNumber(at: 0) : Double.infinity
+        var lo = store.valueExtent?.lowerBound ?? .infinity, hi = store.valueExtent?.upperBound ?? -.infinity
+        var series: [SeriesData] = []
+        for (seriesIndex, name) in spec.series.enumerated() {
+            var xs: [Double] = [], ys: [Double] = []
+            if let old = history.first(where: { $0.name == name }) {
+                for (x, y) in zip(old.xs, old.ys) where x >= view.lowerBound && x < firstInMemory && y.isFinite {
+                    xs.append(x)
+                    ys.append(y)
+                    lo = Swift.min(lo, y)
+                    hi = Swift.max(hi, y)
+                }
+            }
+            for row in memory {
+                guard let y = store.y(series: seriesIndex, at: row) else { continue }
+                xs.append(store.xNumber(at: row))
+                ys.append(y)
+            }
+            let kept = grid.holdsAtMostFourPerColumn(rows: xs.indices) { xs[$0] }
+                ? Array(xs.indices) : M4.downsample(xs: xs, ys: [ys], grid: grid)[0]
+            series.append(SeriesData(name: name, points: kept.map { DataPoint(x: .number(xs[$0]), y: ys[$0]) }))
+        }
+        let (y0, y1) = ChartStore.yDomain(for: spec, dataMin: lo, dataMax: hi, hasData: lo <= hi)
+        let snapshot = ServerMessage.Snapshot(chart: id, seq: seq,
+                                              x: XAxis(kind: spec.xKind, domain: .numeric(view.lowerBound, view.upperBound)),
+                                              y: y0...y1, series: series, selection: engine.selection, view: view)
+        snapshotsEncoded += 1
+        return OutboundFrame(textBytes: ServerMessage.snapshot(snapshot).encode())
+    }
+
+    /// Notes the newest row's x after a change of the data.
+    private func updateLiveEdge() {
+        liveEdge = spec.xKind != .category && store.count > 0 ? store.xNumber(at: store.count - 1) : -.infinity
     }
 
     /// Records that the engine's selection changed: new `seq`, one encoded frame for everyone.
@@ -119,7 +243,7 @@ final class ChartChannel {
     func setCategoryValue(_ y: Double, series: Int, category: Int, now: UInt64) -> Bool {
         store.setValue(y, series: series, category: category)
         logAppend([SeriesPoint(series: spec.series[series], x: .category(spec.categories[category]), y: y)],
-                  evictBefore: nil)
+                  evictBefore: nil, pointsPerSeries: 1)
         guard engine.valuesDidChange(category: category) else { return false }
         selectionDidChange(ref: nil, now: now)
         return true
@@ -130,11 +254,12 @@ final class ChartChannel {
     @discardableResult
     func upsert(x: Double, values: [Double?], now: UInt64) -> Bool {
         let change = store.upsert(x: x, values: values)
+        updateLiveEdge()
         var points: [SeriesPoint] = []
         for (seriesIndex, value) in values.enumerated() {
             if let value { points.append(SeriesPoint(series: spec.series[seriesIndex], x: .number(x), y: value)) }
         }
-        logAppend(points, evictBefore: change.evictedBefore)
+        logAppend(points, evictBefore: change.evictedBefore, pointsPerSeries: 1)
         guard engine.dataDidChange(change) else { return false }
         selectionDidChange(ref: nil, now: now)
         return true
@@ -143,7 +268,9 @@ final class ChartChannel {
     /// Applies a validated write (new series first): one `append` listing every applied point,
     /// or — when the write carries more points than the chart then holds, so that its snapshot is
     /// the smaller message (a write replacing most of a small window) — a fresh snapshot for
-    /// everyone instead; and the selection brought up to date. Returns whether the selection
+    /// everyone instead; and the selection brought up to date. The append notes the most points
+    /// it carries for one series, so that a viewer whose plot is too narrow for them is sent a
+    /// downsampled snapshot instead (`ServerCore.nextFrame`). Returns whether the selection
     /// changed too.
     /// - Throws: `StoreMismatch` (nothing applied) when the batch does not fit the store.
     /// - Complexity: O(points · (series + log n)).
@@ -151,21 +278,24 @@ final class ChartChannel {
     func apply(_ batch: ValidatedBatch, now: UInt64) throws -> Bool {
         var points: [SeriesPoint] = []
         points.reserveCapacity(batch.accepted)
+        var perSeries = [Int](repeating: 0, count: batch.series.count)
         let categories = spec.categories, isCategory = spec.xKind == .category
         let applied = try batch.apply(to: store) { row in
             let x = batch.x(row: row)
             let xValue: XValue = isCategory ? .category(categories[Int(x)]) : .number(x)
             for (series, y) in batch.cells(row: row) {
                 points.append(SeriesPoint(series: self.store.spec.series[series], x: xValue, y: y))
+                perSeries[series] += 1
             }
         }
+        updateLiveEdge()
         if points.count > store.count * max(1, store.spec.series.count) {
             seq += 1
             appendLog.skipAll()   // every viewer is behind the log now: each gets the snapshot
             sentX = ChartChannel.xAxis(of: store)
             sentY = ChartChannel.yRange(of: store)
         } else {
-            logAppend(points, evictBefore: applied.evictedBefore)
+            logAppend(points, evictBefore: applied.evictedBefore, pointsPerSeries: perSeries.max() ?? 0)
         }
         let change = StoreChange(insertedX: applied.xRange?.lowerBound, insertedUpTo: applied.xRange?.upperBound,
                                  evictedBefore: applied.evictedBefore, xDomainChanged: applied.xDomainChanged,
@@ -176,14 +306,14 @@ final class ChartChannel {
     }
 
     /// Bumps `seq` and logs one encoded `append`, with the domains when they moved.
-    private func logAppend(_ points: [SeriesPoint], evictBefore: Double?) {
+    private func logAppend(_ points: [SeriesPoint], evictBefore: Double?, pointsPerSeries: Int) {
         seq += 1
         let x = ChartChannel.xAxis(of: store), y = ChartChannel.yRange(of: store)
         let append = ServerMessage.Append(chart: id, seq: seq, points: points, evictBefore: evictBefore,
                                           x: x != sentX ? x : nil, y: y != sentY ? y : nil)
         sentX = x
         sentY = y
-        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(append).encode()))
+        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(append).encode()), pointsPerSeries: pointsPerSeries)
     }
 
     /// The store's x axis as sent: category names, or the numeric domain.

@@ -5,8 +5,10 @@ extension ServerCore {
     /// more is pending after it (the server re-arms the connection on that answer alone).
     ///
     /// Order: personal frames (welcome, errors), the viewer list if newer, then the charts
-    /// round-robin — for each, a snapshot if needed, else its next logged append, else the
-    /// newest selection if unseen. Appends before selections keeps `seq` increasing per chart.
+    /// round-robin — for each, a snapshot if needed (downsampled for the viewer's plot width and
+    /// view), else its next logged append (or a snapshot when that write is too large for the
+    /// plot; nothing while the viewer is zoomed into the past), else the newest selection if
+    /// unseen. Appends before selections keeps `seq` increasing per chart.
     /// `morePending` comes out of the same walk: every chart the walk passes over is known to
     /// be up to date, so only the charts after the chosen one (and the chosen one itself) are
     /// checked again.
@@ -65,45 +67,74 @@ extension ServerCore {
     }
 
     /// True when `cursor` has nothing to send on `channel`: the viewer knows this definition of
-    /// the chart (or, once removed, that it is gone), and no snapshot is owed, no append unsent,
-    /// no selection unseen. When false, `nextFrame(of:for:)` returns a frame.
+    /// the chart (or, once removed, that it is gone), and no snapshot is owed, no append unsent
+    /// (or appends are not for it: its view ends before the chart's newest x), no selection
+    /// unseen. When false, `nextFrame(of:for:)` returns a frame.
+    /// - Complexity: a few comparisons (the fan-out's fast path, once per chart per pull).
     private func isUpToDate(_ cursor: Session.Cursor, on channel: ChartChannel) -> Bool {
         if channel.isRemoved { return cursor.specVersion == 0 }
         return cursor.specVersion == channel.specVersion && !cursor.needsSnapshot
-            && cursor.nextAppend >= channel.appendLog.nextNumber
+            && (cursor.nextAppend >= channel.appendLog.nextNumber || cursor.viewEnd < channel.liveEdge)
             && (cursor.selectionVersion == channel.selectionVersion || channel.selectionFrame == nil)
     }
 
+    /// The per-viewer decision for one chart: its spec, a snapshot (first contact, fell off the
+    /// append log, a new width or view, or a write too large for the viewer's plot), its next
+    /// append, or its newest selection.
     private func nextFrame(of channel: ChartChannel, for session: Session) -> OutboundFrame? {
         // Fast path, the common case on every write: nothing new on this chart for this viewer.
         if isUpToDate(session.cursors[channel.index], on: channel) { return nil }
         var cursor = session.cursors[channel.index]
         defer { session.cursors[channel.index] = cursor }
         if channel.isRemoved {
-            // Told once; the slot's viewport and cursor are forgotten with the chart.
+            // Told once; the slot's viewport, view and cursor are forgotten with the chart.
             cursor = Session.Cursor()
             session.viewports[channel.index] = nil
+            session.histories[channel.index] = nil
             return channel.removedFrame
         }
         if cursor.specVersion != channel.specVersion {
-            // A chart defined or replaced since: its spec, then (next pull) its snapshot.
-            cursor = Session.Cursor(specVersion: channel.specVersion)
+            // A chart defined or replaced since: its spec, then (next pull) its snapshot. The
+            // plot keeps its width; a view of the old definition ends.
+            cursor = Session.Cursor(specVersion: channel.specVersion, columns: cursor.columns)
+            session.histories[channel.index] = nil
             return channel.chartFrame()
         }
+        if cursor.viewEnd < channel.liveEdge && !cursor.needsSnapshot {
+            // Zoomed into the past: the picture holds still, appends are skipped.
+            cursor.nextAppend = channel.appendLog.nextNumber
+        }
+        // Whether the data outran what appends can bring this viewer (counted as a resend;
+        // snapshots for a new width or view are not).
+        var outran = false
         if !cursor.needsSnapshot, cursor.nextAppend < channel.appendLog.oldestNumber {
             cursor.needsSnapshot = true   // fell off the log: a fresh snapshot, never a backlog
+            outran = true
+        }
+        if !cursor.needsSnapshot, let frame = channel.appendLog.frame(cursor.nextAppend) {
+            // A write bringing more points per series than the plot has room for (4 per pixel
+            // column) comes as a downsampled snapshot instead, covering it and what follows.
+            guard channel.appendLog.pointsPerSeries(cursor.nextAppend) > 4 * cursor.columns else {
+                cursor.nextAppend += 1
+                return frame
+            }
+            cursor.needsSnapshot = true
+            outran = true
         }
         if cursor.needsSnapshot {
-            if cursor.hadSnapshot { metrics.snapshotsResent += 1 }
+            if outran && cursor.hadSnapshot { metrics.snapshotsResent += 1 }
             cursor.needsSnapshot = false
             cursor.hadSnapshot = true
             cursor.nextAppend = channel.appendLog.nextNumber
             cursor.selectionVersion = channel.selectionVersion
-            return channel.snapshotFrame()
-        }
-        if let frame = channel.appendLog.frame(cursor.nextAppend) {
-            cursor.nextAppend += 1
-            return frame
+            if let view = cursor.view, let history = session.histories[channel.index],
+               history.generation == cursor.viewGeneration {
+                cursor.sentColumns = history.grid.columns
+                return channel.historySnapshotFrame(view: view, grid: history.grid, history: history.series)
+            }
+            let key = channel.snapshotKey(columns: cursor.columns, view: cursor.view)
+            cursor.sentColumns = key.columns
+            return channel.snapshotFrame(key)
         }
         if cursor.selectionVersion != channel.selectionVersion, let frame = channel.selectionFrame {
             metrics.statesCoalesced += channel.selectionVersion - cursor.selectionVersion - 1

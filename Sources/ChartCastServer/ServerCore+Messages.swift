@@ -70,9 +70,12 @@ extension ServerCore {
         case .viewport(let report):
             let channel = try channel(report.chart)
             session.viewports[channel.index] = report.viewport
+            plotWidthChanged(to: Session.columns(forWidth: report.viewport.width), on: channel, for: session)
+        case .view(let request):
+            try view(request, from: session)
         case .pointer(let input):
             let channel = try channel(input.chart)
-            guard let viewport = session.viewports[channel.index] else {
+            guard let viewport = session.geometry(channel.index) else {
                 throw ProtocolError(.noViewport, "send a viewport for \"\(input.chart)\" before pointer events")
             }
             if channel.engine.pointer(viewer: session.info.id, phase: input.phase, x: input.x, y: input.y,
@@ -85,11 +88,99 @@ extension ServerCore {
         case .key(let input):
             let channel = try channel(input.chart)
             if channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,
-                                  viewport: session.viewports[channel.index]) {
+                                  viewport: session.geometry(channel.index)) {
                 channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAtEndOfPass()
             }
         }
+    }
+
+    /// A viewport's width in pixel columns: a viewer already shown the chart gets a fresh
+    /// snapshot when the new width changes what it should hold (downsampled to another number
+    /// of columns, or no longer downsampled), and a history read under way is made again for
+    /// the new width.
+    private func plotWidthChanged(to columns: Int, on channel: ChartChannel, for session: Session) {
+        var cursor = session.cursors[channel.index]
+        guard columns != cursor.columns else { return }
+        cursor.columns = columns
+        session.cursors[channel.index] = cursor
+        guard cursor.specVersion == channel.specVersion else { return }
+        if cursor.awaitingHistory || session.histories[channel.index] != nil {
+            // History was read on the old width's grid: read it again on the new one.
+            requestViewSnapshot(on: channel, for: session)
+        } else if cursor.hadSnapshot, !cursor.needsSnapshot,
+                  channel.snapshotKey(columns: columns, view: cursor.view).columns != cursor.sentColumns {
+            session.cursors[channel.index].needsSnapshot = true
+            session.connection.requestWrite()
+        }
+    }
+
+    /// A `view`: the viewer's plot of a time/linear chart zoomed to a domain, or back to the live
+    /// window; either way a fresh snapshot follows.
+    private func view(_ request: ClientMessage.ViewRequest, from session: Session) throws {
+        let channel = try channel(request.chart)
+        guard channel.spec.xKind != .category else {
+            throw ProtocolError(.badField, "chart \"\(channel.id)\" has category x: views are for time and linear charts")
+        }
+        var cursor = session.cursors[channel.index]
+        cursor.view = request.domain
+        cursor.viewEnd = request.domain?.upperBound ?? .infinity
+        session.cursors[channel.index] = cursor
+        requestViewSnapshot(on: channel, for: session)
+    }
+
+    /// Owes the viewer a snapshot of its current view: from memory at once, or — when the view
+    /// reaches before the live window, the chart keeps history and a reader is set — after the
+    /// history reader answered (`historyArrived`).
+    private func requestViewSnapshot(on channel: ChartChannel, for session: Session) {
+        let slot = channel.index
+        var cursor = session.cursors[slot]
+        session.histories[slot] = nil
+        cursor.viewGeneration += 1   // an answer to an earlier request is stale from now on
+        cursor.awaitingHistory = false
+        cursor.needsSnapshot = true
+        defer {
+            session.cursors[slot] = cursor
+            session.connection.requestWrite()
+        }
+        guard let reader = historyReader, let view = cursor.view, channel.spec.retentionSeconds != 0,
+              cursor.specVersion == channel.specVersion else { return }
+        let firstInMemory = channel.store.count > 0 ? channel.store.xNumber(at: 0) : Double.infinity
+        let until = Swift.min(firstInMemory, view.upperBound.nextUp)
+        guard view.lowerBound < until,
+              let grid = M4Grid(from: view.lowerBound, to: view.upperBound, columns: cursor.columns) else { return }
+        cursor.needsSnapshot = false
+        cursor.awaitingHistory = true
+        let generation = cursor.viewGeneration, specVersion = channel.specVersion, chart = channel.id
+        let back = runOnServiceThread
+        reader.read(chart: chart, from: view.lowerBound, to: until, grid: grid) { [weak self, weak session] result in
+            back {
+                guard let self, let session else { return }
+                self.historyArrived(result, chart: chart, grid: grid, generation: generation, specVersion: specVersion,
+                                    slot: slot, for: session)
+            }
+        }
+    }
+
+    /// A history answer, on the service thread: kept for the view it was read for and its
+    /// snapshot owed; dropped when the viewer has moved on (another view, live, a replaced chart,
+    /// gone). A failed read falls back to memory.
+    private func historyArrived(_ result: Result<[HistorySeries], Error>, chart: String, grid: M4Grid, generation: Int,
+                                specVersion: Int, slot: Int, for session: Session) {
+        assertOwningThread()
+        guard session.connection.userData === session, slot < session.cursors.count else { return }
+        var cursor = session.cursors[slot]
+        guard cursor.awaitingHistory, cursor.viewGeneration == generation, cursor.specVersion == specVersion else { return }
+        cursor.awaitingHistory = false
+        cursor.needsSnapshot = true
+        switch result {
+        case .success(let series):
+            session.histories[slot] = Session.HistoryPart(generation: generation, grid: grid, series: series)
+        case .failure(let error):
+            logger.info("viewer \(session.info.id): reading the history of \(chart) failed (\(error)); its view shows the points in memory")
+        }
+        session.cursors[slot] = cursor
+        session.connection.requestWrite()
     }
 
     /// A `publish`: the points validated like an HTTP write (all or nothing), committed when

@@ -45,6 +45,9 @@ final class ServerCore {
     var history: HistoryLink?
     /// Answers kept by `Idempotency-Key`.
     let idempotency = IdempotencyCache<APIResponse>()
+    /// Reads stored history for views that reach before a chart's live window; nil: views show
+    /// the in-memory points only.
+    var historyReader: HistoryReading?
     /// Hands work back to the service thread (`WebSocketServer.perform`); runs it at once until
     /// a server is attached (tests drive the core directly).
     var runOnServiceThread: (@escaping () -> Void) -> Void = { $0() }

@@ -5,7 +5,9 @@ import WebSockets
 /// One connected viewer: identity, viewports, and how far it has been served on each chart.
 ///
 /// Memory is bounded whatever the viewer does: a fixed cursor per chart, at most one viewport
-/// per chart, and a short queue of personal frames (welcome, errors) that drops when full.
+/// per chart, at most one history answer per chart it zoomed into the past (at most 4 points per
+/// series per pixel column of its plot), and a short queue of personal frames (welcome, errors)
+/// that drops when full.
 /// - Note: service thread only.
 final class Session: RosterMember {
     /// How far a viewer has been served on one chart.
@@ -13,7 +15,8 @@ final class Session: RosterMember {
         /// The definition of the slot's chart this viewer was told about (`welcome` or a `chart`
         /// message); 0 when it knows no chart there (none yet, or told of its removal).
         var specVersion = 0
-        /// The viewer needs the whole chart (first contact, or it fell off the append log).
+        /// The viewer needs the whole chart (first contact, fell off the append log, a new plot
+        /// width or view, a write too large for its plot).
         var needsSnapshot = true
         /// Whether a snapshot has been sent before (a second one is a resend to a lagging viewer).
         var hadSnapshot = false
@@ -21,6 +24,44 @@ final class Session: RosterMember {
         var nextAppend = 0
         /// The channel's selection version last sent.
         var selectionVersion = 0
+        /// Pixel columns of the viewer's plot: its viewport's width rounded up, 1,000 before it
+        /// sent one. Snapshots carry at most 4 points per series per column.
+        var columns = Session.defaultColumns
+        /// The `columns` of the snapshot last sent (0: it carried every point of its domain).
+        var sentColumns = 0
+        /// The x domain the viewer zoomed to (`view`), nil for the live window.
+        var view: ClosedRange<Double>?
+        /// `view`'s end, `+∞` for the live window: the viewer is sent no appends while this is
+        /// before the chart's newest x (its zoomed picture holds still). One comparison on the
+        /// fan-out's path.
+        var viewEnd = Double.infinity
+        /// Counts the snapshots of a view this viewer asked for on this chart (views, and widths
+        /// of a view reaching into history), so that a history answer to an older request is
+        /// recognised and dropped.
+        var viewGeneration = 0
+        /// A history read for the current view is under way; its snapshot follows the answer.
+        var awaitingHistory = false
+
+        init(specVersion: Int = 0, columns: Int = Session.defaultColumns) {
+            self.specVersion = specVersion
+            self.columns = columns
+        }
+    }
+
+    /// A history answer kept for the view it was read for (`Cursor.viewGeneration`).
+    struct HistoryPart {
+        var generation: Int
+        var grid: M4Grid
+        var series: [HistorySeries]
+    }
+
+    /// The plot width assumed until a viewer sends a viewport, in pixels.
+    static let defaultColumns = 1_000
+
+    /// Pixel columns of a plot `width` CSS pixels wide.
+    static func columns(forWidth width: Double) -> Int {
+        guard width.isFinite, width > 1 else { return 1 }
+        return Int(Swift.min(width, 1e7).rounded(.up))
     }
 
     /// Personal frames waiting beyond this are dropped (and counted), never queued without bound.
@@ -30,6 +71,9 @@ final class Session: RosterMember {
     var info: ViewerInfo
     var viewports: [Viewport?]
     var cursors: [Cursor]
+    /// Per chart slot: the history answer of the viewer's current view, when it reaches before
+    /// the live window and a history reader is set.
+    var histories: [HistoryPart?]
     /// Round-robin start for the chart scan so one busy chart cannot starve the others.
     var nextChart = 0
     var viewersVersion = -1
@@ -48,6 +92,7 @@ final class Session: RosterMember {
         self.connection = connection
         self.info = info
         self.viewports = Array(repeating: nil, count: cursors.count)
+        self.histories = Array(repeating: nil, count: cursors.count)
         self.cursors = cursors
         self.rateLimiter = rateLimiter
         self.canWrite = canWrite
@@ -60,7 +105,16 @@ final class Session: RosterMember {
         while cursors.count < count {
             cursors.append(Cursor())
             viewports.append(nil)
+            histories.append(nil)
         }
+    }
+
+    /// The viewer's plot frame of chart slot `slot` with its zoomed view's x domain, as the
+    /// engine's pointer geometry takes it; nil before a viewport.
+    func geometry(_ slot: Int) -> Viewport? {
+        guard var viewport = viewports[slot] else { return nil }
+        viewport.xDomain = cursors[slot].view
+        return viewport
     }
 
     /// Queues a frame for this viewer alone. Returns false (frame dropped) when the queue is full.

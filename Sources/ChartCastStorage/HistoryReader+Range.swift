@@ -5,7 +5,7 @@ extension HistoryReader {
     /// Every series of a chart in [from, to], each M4-downsampled to at most `maxPerSeries`
     /// points when it has more there.
     static func read(_ db: SQLiteConnection, chart: String, from: Double, to: Double,
-                     maxPerSeries: Int) throws -> [HistorySeries] {
+                     maxPerSeries: Int) throws -> [StoredSeries] {
         try series(db, chart: chart).map { id, name in
             try read(db, series: id, name: name, from: from, to: to, maxPerSeries: maxPerSeries)
         }
@@ -21,9 +21,9 @@ extension HistoryReader {
     /// - Complexity: O(log chunks + chunks in range) rows, plus O(capacity) points decoded per
     ///   column boundary and per end of the range; O(points in range) when not downsampled.
     static func read(_ db: SQLiteConnection, series: Int64, name: String, from: Double, to: Double,
-                     maxPerSeries: Int) throws -> HistorySeries {
+                     maxPerSeries: Int) throws -> StoredSeries {
         guard !from.isNaN, !to.isNaN, from <= to else {
-            return HistorySeries(name: name, xs: [], ys: [], pointsInRange: 0)
+            return StoredSeries(name: name, xs: [], ys: [], pointsInRange: 0)
         }
         let list = try chunks(db, series: series, from: from, to: to)
 
@@ -60,7 +60,7 @@ extension HistoryReader {
                 xs += decoded.xs
                 ys += decoded.ys
             }
-            return HistorySeries(name: name, xs: xs, ys: ys, pointsInRange: total)
+            return StoredSeries(name: name, xs: xs, ys: ys, pointsInRange: total)
         }
 
         // Pass 2: M4, summaries where a chunk fits one column.
@@ -78,6 +78,6 @@ extension HistoryReader {
             for k in 0..<decoded.count { m4.add(x: decoded.xs[k], y: decoded.ys[k]) }
         }
         let kept = m4.result()
-        return HistorySeries(name: name, xs: kept.xs, ys: kept.ys, pointsInRange: total)
+        return StoredSeries(name: name, xs: kept.xs, ys: kept.ys, pointsInRange: total)
     }
 }

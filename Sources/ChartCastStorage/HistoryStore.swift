@@ -195,7 +195,7 @@ public final class HistoryStore: @unchecked Sendable {
     ///   points decoded per series at most; O(points in range) when not downsampled.
     /// - Note: waits on the disk; any thread but the service thread.
     public func read(chart: String, from: Double = -.infinity, to: Double = .infinity,
-                     maxPerSeries: Int) throws -> [HistorySeries] {
+                     maxPerSeries: Int) throws -> [StoredSeries] {
         try readers.withConnection {
             try HistoryReader.read($0, chart: chart, from: from, to: to, maxPerSeries: maxPerSeries)
         }

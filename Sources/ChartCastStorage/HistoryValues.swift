@@ -120,7 +120,7 @@ public struct StoredChart: Equatable, Sendable {
 }
 
 /// One series of a history read: points in ascending x, columnar.
-public struct HistorySeries: Equatable, Sendable {
+public struct StoredSeries: Equatable, Sendable {
     /// The series name.
     public var name: String
     /// x per point, ascending, unique.

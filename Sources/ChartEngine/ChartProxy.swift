@@ -6,14 +6,19 @@ public struct Viewport: Equatable, Sendable {
     public var height: Double
     /// Right-to-left layout: the first x value is drawn at the right edge.
     public var rtl: Bool
+    /// The x domain this viewer's plot shows (time/linear charts), when it is zoomed to one of its
+    /// own; nil: the chart's live domain, `ChartStore.xDomain`.
+    public var xDomain: ClosedRange<Double>?
 
     /// Creates a plot frame.
-    public init(x: Double, y: Double, width: Double, height: Double, rtl: Bool = false) {
+    public init(x: Double, y: Double, width: Double, height: Double, rtl: Bool = false,
+                xDomain: ClosedRange<Double>? = nil) {
         self.x = x
         self.y = y
         self.width = width
         self.height = height
         self.rtl = rtl
+        self.xDomain = xDomain
     }
 }
 
@@ -22,7 +27,8 @@ public struct Viewport: Equatable, Sendable {
 ///
 /// Geometry (shared with the page): category charts split the plot width into `n` equal steps,
 /// step `i` covering `[i, i+1) · width/n` (the plot's far edge belongs to the last step); time and
-/// linear charts map `store.xDomain` linearly onto the width. Fractions are in data order (0 = the
+/// linear charts map the viewer's x domain (`xDomain`: its zoomed view, else `store.xDomain`)
+/// linearly onto the width. Fractions are in data order (0 = the
 /// first category or `d0`) whatever the layout direction; right-to-left viewers are mirrored by
 /// `plotLocalX(_:)`. The plot rectangle is closed: both edges are inside.
 ///
@@ -66,9 +72,17 @@ public struct ChartProxy {
         return band.invert(plotLocalX(x), clamp: clamp)
     }
 
-    /// The x number (time/linear) under the pointer, unclamped: `d0 + fraction · (d1 − d0)`.
+    /// The x domain this viewer's geometry maps through (time/linear charts): the viewport's own
+    /// `xDomain` when it is zoomed, else the chart's live `store.xDomain`.
+    public var xDomain: (Double, Double) {
+        if let view = viewport.xDomain, store.spec.xKind != .category { return (view.lowerBound, view.upperBound) }
+        return store.xDomain
+    }
+
+    /// The x number (time/linear) under the pointer, unclamped: `d0 + fraction · (d1 − d0)` over
+    /// the viewer's `xDomain`.
     public func xNumber(forPointerX x: Double) -> Double {
-        let (d0, d1) = store.xDomain
+        let (d0, d1) = xDomain
         return LinearScale(domain: (d0, d1), range: (0, 1)).invert(fraction(forPointerX: x))
     }
 
@@ -93,7 +107,8 @@ public struct ChartProxy {
         return (x, y)
     }
 
-    /// The data fraction of an x value: category centre `(i + 0.5) / n`, or `(x − d0) / (d1 − d0)`.
+    /// The data fraction of an x value in this viewer's plot: category centre `(i + 0.5) / n`, or
+    /// `(x − d0) / (d1 − d0)` over the viewer's `xDomain`.
     /// `nil` for an unknown category.
     public func fraction(forX x: XValue) -> Double? {
         switch x {
@@ -105,7 +120,7 @@ public struct ChartProxy {
                 guard store.count > 0 else { return nil }
                 return (value + 0.5) / Double(store.count)
             }
-            let (d0, d1) = store.xDomain
+            let (d0, d1) = xDomain
             return LinearScale(domain: (d0, d1)).fraction(value)
         }
     }

@@ -75,6 +75,14 @@ extension ChartStore {
         return (first - half, first + half)
     }
 
+    /// The smallest and largest value of every series, nil with no values.
+    ///
+    /// - Complexity: O(1) (kept up to date by every mutation).
+    public var valueExtent: ClosedRange<Double>? {
+        let (lo, hi, any) = cachedYExtent
+        return any ? lo...hi : nil
+    }
+
     /// The y domain both server and page map values through; see `yDomain(for:dataMin:dataMax:hasData:)`
     /// for the policy.
     ///

@@ -69,7 +69,7 @@ public final class ChartStore {
     /// `yDomain`, recomputed after each mutation that moves the data's y extent.
     private(set) var cachedYDomain: (Double, Double) = (0, 1)
     /// The y extent (min y, max y, any values) `cachedYDomain` was computed from.
-    private var cachedYExtent: (Double, Double, Bool) = (0, 0, false)
+    private(set) var cachedYExtent: (Double, Double, Bool) = (0, 0, false)
 
     /// Number of rows (x positions; category charts: the number of categories).
     public var count: Int { ring.count }

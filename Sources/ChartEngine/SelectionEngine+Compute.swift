@@ -30,16 +30,16 @@ extension SelectionEngine {
     func scrubIndex(_ proxy: ChartProxy, pointerX: Double) -> Int? {
         if isCategory { return proxy.categoryIndex(forPointerX: pointerX, clamp: true) }
         guard store.count > 0 else { return nil }
-        let (d0, d1) = store.xDomain
+        let (d0, d1) = proxy.xDomain
         let x = Swift.min(d1, Swift.max(d0, proxy.xNumber(forPointerX: pointerX)))
         return store.nearestIndex(toX: x)
     }
 
-    /// A range end for a pointer: the x value under it clamped to the domain (category charts:
-    /// the category index under it, clamped to the first/last).
+    /// A range end for a pointer: the x value under it clamped to the viewer's domain (category
+    /// charts: the category index under it, clamped to the first/last).
     func rangeEnd(_ proxy: ChartProxy, pointerX: Double) -> Double {
         if isCategory { return Double(proxy.categoryIndex(forPointerX: pointerX, clamp: true) ?? 0) }
-        let (d0, d1) = store.xDomain
+        let (d0, d1) = proxy.xDomain
         return Swift.min(d1, Swift.max(d0, proxy.xNumber(forPointerX: pointerX)))
     }
 

@@ -13,8 +13,9 @@
 // `--ingest` measures write-body parsing instead (IngestBench.swift): points/s at 10^4 and 10^6.
 // `--storage` measures the history store (StorageBench.swift): committed ingest, bytes per point,
 // open and downsampled reads of --max-n stored points.
+// `--m4` measures M4 downsampling and the store's memory per series instead (M4Bench.swift).
 //
-// Usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage]
+// Usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage | --m4]
 // The table goes to stdout (Markdown); progress goes to stderr.
 
 import ChartEngine
@@ -29,6 +30,7 @@ struct Options {
     var quick = false
     var ingest = false
     var storage = false
+    var m4 = false
 
     init(arguments: [String]) {
         var maxNGiven = false
@@ -41,6 +43,8 @@ struct Options {
                 ingest = true
             case "--storage":
                 storage = true
+            case "--m4":
+                m4 = true
             case "--max-n":
                 i += 1
                 guard i < arguments.count, let value = Int(arguments[i].replacingUnderscores()), value > 0 else {
@@ -49,7 +53,7 @@ struct Options {
                 maxN = value
                 maxNGiven = true
             case "-h", "--help":
-                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage]")
+                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage | --m4]")
                 exit(0)
             default:
                 fail("unknown argument \(arguments[i])")
@@ -240,6 +244,11 @@ func format(_ ns: Double) -> String {
 }
 
 let options = Options(arguments: CommandLine.arguments)
+if options.m4 {
+    runM4Bench(quick: options.quick)
+    progress("done (checksum \(sink))")
+    exit(0)
+}
 if options.ingest {
     let ingestSizes = [10_000, 1_000_000].filter { $0 <= options.maxN }
     guard !ingestSizes.isEmpty else { fail("--max-n must be at least 10000 with --ingest") }

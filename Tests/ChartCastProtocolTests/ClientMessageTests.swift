@@ -60,4 +60,26 @@ final class ClientMessageTests: XCTestCase {
         assertError(#"{"type":"publish","chart":"c","points":[{"series":"s","x":true,"y":1}]}"#, .badPoint, contains: "points[0].x")
         assertError(#"{"type":"publish","chart":"c","points":[{"series":"s","x":1,"y":1e999}]}"#, .badPoint, contains: "finite")
     }
+
+    func testViewsAreADomainOrLiveAndAbsurdOnesAreRefused() throws {
+        XCTAssertEqual(try decode(#"{"type":"view","chart":"cpu","from":1733011200000,"to":1733014800000}"#),
+                       .view(.init(chart: "cpu", domain: 1_733_011_200_000...1_733_014_800_000)))
+        XCTAssertEqual(try decode(#"{"type":"view","chart":"cpu","live":true,"ref":"l-1"}"#),
+                       .view(.init(chart: "cpu", domain: nil, ref: "l-1")))
+        XCTAssertEqual(try decode(#"{"type":"view","chart":"c","from":-1e15,"to":1e15}"#), .view(.init(chart: "c", domain: -1e15...1e15)))
+        XCTAssertEqual(try decode(#"{"type":"view","chart":"c","from":0,"to":1e-300}"#), .view(.init(chart: "c", domain: 0...1e-300)),
+                       "tiny but many doubles wide")
+        assertError(#"{"type":"view","chart":"c","from":5,"to":5,"ref":"z-1"}"#, .badField, contains: "less than", ref: "z-1")
+        assertError(#"{"type":"view","chart":"c","from":6,"to":5}"#, .badField, contains: "less than")
+        assertError(#"{"type":"view","chart":"c","from":1e999,"to":5}"#, .badField, contains: "finite")
+        assertError(#"{"type":"view","chart":"c","from":0,"to":2e15}"#, .badField, contains: "±1e15")
+        assertError(#"{"type":"view","chart":"c","from":1733011200000,"to":1733011200000.0002}"#, .badField, contains: "too small")
+        assertError(#"{"type":"view","chart":"c","from":0}"#, .badField, contains: "missing field \"to\"")
+        assertError(#"{"type":"view","chart":"c","from":"0","to":1}"#, .badField, contains: "\"from\" must be a number")
+        assertError(#"{"type":"view","chart":"c"}"#, .badField, contains: "missing field \"from\"")
+        assertError(#"{"type":"view","chart":"c","live":false}"#, .badField, contains: "missing field \"from\"")
+        assertError(#"{"type":"view","chart":"c","live":true,"from":0,"to":1}"#, .badField, contains: "not both")
+        assertError(#"{"type":"view","chart":"c","live":"yes"}"#, .badField, contains: "boolean")
+        assertError(#"{"type":"view","from":0,"to":1}"#, .badField, contains: "\"chart\"")
+    }
 }

@@ -44,6 +44,10 @@ enum ProtocolSamples {
         .publish(.init(chart: "cpu", points: [.init(series: "user", x: .number(1_733_011_200_000), y: 12.5),
                                               .init(series: "system", x: .category("2024-12-01T00:00:00Z"), y: nil)], ref: "p1")),
         .publish(.init(chart: "c", points: [])),
+        .view(.init(chart: "cpu", domain: 1_733_011_200_000...1_733_014_800_000, ref: "z-1")),
+        .view(.init(chart: "lin", domain: -0.5...1e-3)),
+        .view(.init(chart: "cpu", domain: nil)),
+        .view(.init(chart: "cpu", domain: nil, ref: "live-2")),
     ] + [KeyCommand.left, .right, .home, .end, .enter, .escape].enumerated().map { i, command in
         .key(.init(chart: "temperature", command: command, shift: i % 2 == 0, ref: i % 3 == 0 ? nil : "k-\(i)"))
     }
@@ -58,6 +62,9 @@ enum ProtocolSamples {
         .snapshot(.init(chart: "intake", seq: 0, x: XAxis(kind: .time, domain: .numeric(1_651_320_000_000, 1_653_912_000_000)),
                         y: -0.25...1, series: [SeriesData(name: "Calories", points: [DataPoint(x: .number(1_651_363_200_000), y: 0.1)])],
                         selection: .empty)),
+        .snapshot(.init(chart: "cpu", seq: 99, x: XAxis(kind: .time, domain: .numeric(1_733_011_200_000, 1_733_014_800_000)),
+                        y: 0...100, series: [SeriesData(name: "user", points: [DataPoint(x: .number(1_733_011_260_000), y: 12.5)])],
+                        selection: fullSelection, view: 1_733_011_200_000...1_733_014_800_000)),
         .append(.init(chart: "intake", seq: 13, points: [SeriesPoint(series: "Calories", x: .number(1_653_955_200_000), y: 2050)],
                       evictBefore: 1_651_536_000_000, x: XAxis(kind: .linear, domain: .numeric(-1, 1)), y: 0...2200)),
         .append(.init(chart: "workouts", seq: 2, points: [SeriesPoint(series: "Minutes", x: .category("Sun"), y: 12)])),

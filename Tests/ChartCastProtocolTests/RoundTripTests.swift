@@ -21,7 +21,7 @@ final class RoundTripTests: XCTestCase {
         XCTAssertEqual(Set(ProtocolSamples.server.map(\.type)),
                        ["welcome", "snapshot", "append", "selection", "viewers", "error", "chart", "chart_removed", "ack"])
         let clientTypes = Set(ProtocolSamples.client.map { String(decoding: $0.encode(), as: UTF8.self).split(separator: "\"")[3] })
-        XCTAssertEqual(clientTypes, ["hello", "viewport", "pointer", "key", "publish"])
+        XCTAssertEqual(clientTypes, ["hello", "viewport", "pointer", "key", "publish", "view"])
     }
 
     /// One table row: malformed server input → the error code and a fragment of its message.
@@ -35,6 +35,8 @@ final class RoundTripTests: XCTestCase {
         (#"{"type":"snapshot","chart":"c","seq":1,"x":{"kind":"time","domain":[2,1]},"y":{"domain":[0,1]},"series":[],"selection":{"hovers":[]}}"#, .badField, "x.domain"),
         (#"{"type":"snapshot","chart":"c","seq":1,"x":{"kind":"pie","domain":[]},"y":{"domain":[0,1]},"series":[],"selection":{"hovers":[]}}"#, .badField, "x.kind"),
         (#"{"type":"snapshot","chart":"c","seq":1,"x":{"kind":"time","domain":[0,1]},"y":{"domain":[0,1]},"series":[{"name":"s","points":[[1]]}],"selection":{"hovers":[]}}"#, .badField, "series[0].points[0]"),
+        (#"{"type":"snapshot","chart":"c","seq":1,"x":{"kind":"time","domain":[0,1]},"y":{"domain":[0,1]},"series":[],"selection":{"hovers":[]},"view":{"from":5,"to":5}}"#, .badField, "view.to"),
+        (#"{"type":"snapshot","chart":"c","seq":1,"x":{"kind":"time","domain":[0,1]},"y":{"domain":[0,1]},"series":[],"selection":{"hovers":[]},"view":{"from":5}}"#, .badField, "view.to"),
         (#"{"type":"append","chart":"c","seq":-1,"points":[]}"#, .badField, "seq"),
         (#"{"type":"append","chart":"c","seq":1,"points":[{"series":"s","x":true,"y":1}]}"#, .badField, "points[0].x"),
         (#"{"type":"selection","chart":"c","seq":1,"hovers":[{"by":"v1","x":"a","fraction":0.5,"placement":"above","values":[]}]}"#, .badField, "hovers[0].placement"),

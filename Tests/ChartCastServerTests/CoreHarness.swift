@@ -54,6 +54,16 @@ final class CoreHarness {
         }
     }
 
+    /// Runs the work handed back to the service thread so far (ingest results, history answers).
+    func runHandedBack() {
+        lock.lock()
+        let batch = handedBack
+        handedBack.removeAll()
+        lock.unlock()
+        for work in batch { work() }
+        core.finishServicePass()
+    }
+
     /// The API's answer to `request` (waiting for the worker when there is a body to parse).
     func api(_ method: String, _ path: String, query: String? = nil, headers: [String: String] = [:],
              body: [UInt8] = [], peer: String = "127.0.0.1") throws -> APIResponse {
@@ -84,11 +94,21 @@ final class CoreHarness {
         core.finishServicePass()
     }
 
-    /// Every frame the core has for `connection`, decoded, pulled as a writable socket would.
-    func drain(_ connection: Connection) throws -> [ServerMessage] {
+    /// Every frame the core has for `connection`, decoded, pulled as a writable socket would;
+    /// each answer's `morePending` must say whether the next pull has a frame (the socket is
+    /// re-armed on its word alone).
+    func drain(_ connection: Connection, file: StaticString = #filePath, line: UInt = #line) throws -> [ServerMessage] {
         var messages: [ServerMessage] = []
-        while let frame = core.nextFrame(for: connection).frame {
+        var promised: Bool?
+        while true {
+            let next = core.nextFrame(for: connection)
+            if let promised, promised != (next.frame != nil) {
+                XCTFail("morePending was \(promised) but the next pull \(next.frame == nil ? "was empty" : "had a frame")",
+                        file: file, line: line)
+            }
+            guard let frame = next.frame else { break }
             messages.append(try ServerMessage.decode(frame.bytes))
+            promised = next.morePending
             if messages.count > 100_000 { throw TestFailure("fan-out never ran dry") }
         }
         return messages

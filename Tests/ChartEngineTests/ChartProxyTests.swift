@@ -79,4 +79,29 @@ final class ChartProxyTests: XCTestCase {
         XCTAssertNil(flat.value(at: (x: 0, y: 0)))
         XCTAssertNil(ChartProxy(store: store, viewport: ltr).position(forX: .category("Someday")))
     }
+
+    func testAZoomedViewportMapsPointersThroughItsOwnDomain() {
+        let spec = ChartSpec(id: "z", title: "Z", mark: .line, xKind: .linear, series: ["a"],
+                             interactions: Interactions(hover: true, drag: .range, tap: true), window: 1_000)
+        let store = ChartStore(spec: spec)
+        for i in 0..<1_000 { store.upsert(x: Double(i), values: [Double(i % 10)]) }
+        let live = Viewport(x: 10, y: 0, width: 500, height: 100)
+        var zoomed = live
+        zoomed.xDomain = 200...300
+        XCTAssertEqual(ChartProxy(store: store, viewport: zoomed).xNumber(forPointerX: 10 + 250), 250)
+        XCTAssertEqual(ChartProxy(store: store, viewport: live).xNumber(forPointerX: 10 + 250), 499.5)
+        XCTAssertEqual(ChartProxy(store: store, viewport: zoomed).position(forX: .number(220)), 10 + 100)
+
+        let engine = SelectionEngine(store: store)
+        XCTAssertTrue(engine.pointer(viewer: "a", phase: .move, x: 10 + 51, y: 50, viewport: zoomed))
+        XCTAssertEqual(engine.selection.hovers.first?.x, .number(210), "200 + 51/500 · 100 = 210.2 → nearest 210")
+        XCTAssertEqual(engine.selection.hovers.first?.fraction ?? 0, (210 + 0.5) / 1_000, accuracy: 1e-12,
+                       "the shared fraction stays in the chart's live domain")
+        // A range dragged past the zoomed plot's edge is clamped to the view, not the chart.
+        _ = engine.pointer(viewer: "a", phase: .down, x: 10 + 100, y: 50, viewport: zoomed)
+        _ = engine.pointer(viewer: "a", phase: .move, x: 10 + 900, y: 50, viewport: zoomed)
+        XCTAssertEqual(engine.selection.range?.from, .number(220))
+        XCTAssertEqual(engine.selection.range?.to, .number(300))
+        XCTAssertEqual(engine.selection.range?.count, 81)
+    }
 }
