@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
-        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine"]),
+        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",

@@ -45,7 +45,8 @@ enum APIRoute: Equatable, Sendable {
         switch self {
         case .healthz, .metrics, .charts, .chartSelection, .dashboard: return ["GET", "HEAD"]
         case .chart: return ["GET", "HEAD", "PUT", "DELETE"]
-        case .chartPoints, .influxWrite: return ["POST"]
+        case .chartPoints: return ["GET", "HEAD", "POST"]
+        case .influxWrite: return ["POST"]
         }
     }
 

@@ -129,6 +129,7 @@ public final class ChartCastServer {
     private func closeHistory() {
         core.history?.store.close()
         core.history = nil
+        core.historyReader = nil
     }
 
     /// The bound port (after `start()`).

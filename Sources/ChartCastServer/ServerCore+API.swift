@@ -26,7 +26,7 @@ extension ServerCore {
             return true
         }
         guard APIRoute.isWrite(request.method) else {
-            reply(read(route, request))
+            read(route, request, reply: reply)
             return true
         }
         withIdempotency(request, reply: reply) { finish in
@@ -90,6 +90,13 @@ extension ServerCore {
     }
 
     // MARK: Reads
+
+    /// Answers a `GET`/`HEAD`: at once, or — for points, which may come from the history store
+    /// — from a worker.
+    private func read(_ route: APIRoute, _ request: APIRequest, reply: @escaping (APIResponse) -> Void) {
+        if case .chartPoints(let id) = route { return readPoints(id, request, reply: reply) }
+        reply(read(route, request))
+    }
 
     private func read(_ route: APIRoute, _ request: APIRequest) -> APIResponse {
         switch route {

@@ -54,6 +54,7 @@ extension ServerCore {
             summary.valuesLoaded += reload(channel, with: rows)
         }
         history = link
+        historyReader = StoredHistoryReader(store: store)
         return summary
     }
 

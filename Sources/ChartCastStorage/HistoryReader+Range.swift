@@ -1,3 +1,5 @@
+import ChartEngine
+
 extension HistoryReader {
     /// The smallest maximum a downsampling read honours: M4's first, last, min and max.
     static let minimumPerSeries = 4
@@ -5,15 +7,15 @@ extension HistoryReader {
     /// Every series of a chart in [from, to], each M4-downsampled to at most `maxPerSeries`
     /// points when it has more there.
     static func read(_ db: SQLiteConnection, chart: String, from: Double, to: Double,
-                     maxPerSeries: Int) throws -> [StoredSeries] {
+                     maxPerSeries: Int, grid: M4Grid? = nil) throws -> [StoredSeries] {
         try series(db, chart: chart).map { id, name in
-            try read(db, series: id, name: name, from: from, to: to, maxPerSeries: maxPerSeries)
+            try read(db, series: id, name: name, from: from, to: to, maxPerSeries: maxPerSeries, grid: grid)
         }
     }
 
     /// One series in [from, to]: all its points there when they are at most `maxPerSeries`,
     /// else M4 over `maxPerSeries / 4` columns spanning [from, to] (an infinite bound stands for
-    /// the first or last point in the range).
+    /// the first or last point in the range), or over `grid`'s columns when given.
     ///
     /// Only chunks reaching outside [from, to] and chunks that straddle a column boundary are
     /// decoded; every other chunk lies inside one column and joins M4 through its summary row.
@@ -21,7 +23,7 @@ extension HistoryReader {
     /// - Complexity: O(log chunks + chunks in range) rows, plus O(capacity) points decoded per
     ///   column boundary and per end of the range; O(points in range) when not downsampled.
     static func read(_ db: SQLiteConnection, series: Int64, name: String, from: Double, to: Double,
-                     maxPerSeries: Int) throws -> StoredSeries {
+                     maxPerSeries: Int, grid: M4Grid? = nil) throws -> StoredSeries {
         guard !from.isNaN, !to.isNaN, from <= to else {
             return StoredSeries(name: name, xs: [], ys: [], pointsInRange: 0)
         }
@@ -64,7 +66,7 @@ extension HistoryReader {
         }
 
         // Pass 2: M4, summaries where a chunk fits one column.
-        var m4 = M4(lo: from.isFinite ? from : firstX, hi: to.isFinite ? to : lastX, columns: limit / 4)
+        var m4 = grid.map { M4(grid: $0) } ?? M4(lo: from.isFinite ? from : firstX, hi: to.isFinite ? to : lastX, columns: limit / 4)
         for (i, chunk) in list.enumerated() {
             let decoded: ChunkPoints
             if let inside = clipped[i] {

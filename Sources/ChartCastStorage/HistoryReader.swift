@@ -31,6 +31,29 @@ enum HistoryReader {
         }
     }
 
+    /// The smallest and largest stored x of a chart, over all its series; nil when it has no
+    /// stored points.
+    /// - Complexity: O(series · log chunks): a series' chunks do not overlap, so its first
+    ///   chunk starts its extent and its last chunk ends it.
+    static func extent(_ db: SQLiteConnection, chart: String) throws -> ClosedRange<Double>? {
+        var lo = Double.infinity, hi = -Double.infinity
+        let first = try db.statement("SELECT x0 FROM chunk WHERE series = ?1 ORDER BY x0 LIMIT 1")
+        let last = try db.statement("SELECT x1 FROM chunk WHERE series = ?1 ORDER BY x0 DESC LIMIT 1")
+        defer {
+            first.reset()
+            last.reset()
+        }
+        for (id, _) in try series(db, chart: chart) {
+            first.bind(1, id)
+            if try first.step() { lo = min(lo, first.double(0)) }
+            first.reset()
+            last.bind(1, id)
+            if try last.step() { hi = max(hi, last.double(0)) }
+            last.reset()
+        }
+        return lo <= hi ? lo...hi : nil
+    }
+
     /// A chart's series with their ids, in the order they were first stored.
     static func series(_ db: SQLiteConnection, chart: String) throws -> [(id: Int64, name: String)] {
         let s = try db.statement("SELECT id, name FROM series WHERE chart = ?1 ORDER BY id")

@@ -201,6 +201,28 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
+    /// The smallest and largest stored x of a chart; nil when it has no stored points.
+    /// - Throws: `StorageError`.
+    /// - Complexity: O(series · log chunks).
+    /// - Note: waits on the disk; any thread but the service thread.
+    public func extent(chart: String) throws -> ClosedRange<Double>? {
+        try readers.withConnection { try HistoryReader.extent($0, chart: chart) }
+    }
+
+    /// The stored points of every series of a chart with `from ≤ x ≤ to`, each series kept
+    /// whole when it has at most `4 · grid.columns` points there, else M4-downsampled on `grid`
+    /// — a grid that may reach beyond [from, to] (a viewer's whole view, of which this read is
+    /// the part older than memory), so that the result merges exactly with points read elsewhere
+    /// on the same grid.
+    /// - Throws: `StorageError`.
+    /// - Complexity: as `read(chart:from:to:maxPerSeries:)` with `4 · grid.columns`.
+    /// - Note: waits on the disk; any thread but the service thread.
+    public func read(chart: String, from: Double, to: Double, grid: M4Grid) throws -> [StoredSeries] {
+        try readers.withConnection {
+            try HistoryReader.read($0, chart: chart, from: from, to: to, maxPerSeries: 4 * grid.columns, grid: grid)
+        }
+    }
+
     // MARK: - Internals
 
     /// Now, in epoch milliseconds.

@@ -1,3 +1,5 @@
+import ChartEngine
+
 /// M4 downsampling (Jugel, Jerzak, Hackenbroich, Markl: "M4: A Visualization-Oriented Time
 /// Series Data Aggregation", VLDB 2014).
 ///
@@ -26,7 +28,9 @@ struct M4 {
     let lo: Double
     let hi: Double
     let columnCount: Int
-    private let scale: Double
+    /// The engine's grid, so that history and memory fall into the same columns bit for bit;
+    /// nil when `lo == hi` (every point in the one column).
+    private let grid: M4Grid?
     private var columns: [Column]
 
     /// Columns over [lo, hi]; `columns` is at least 1.
@@ -34,16 +38,19 @@ struct M4 {
         self.lo = lo
         self.hi = hi
         self.columnCount = max(1, columns)
-        self.scale = hi > lo ? Double(columnCount) / (hi - lo) : 0
+        self.grid = M4Grid(from: lo, to: hi, columns: max(1, columns))
         self.columns = Array(repeating: Column(), count: columnCount)
     }
 
-    /// The column of `x` (clamped: lo → 0, hi → the last column).
+    /// The columns of `grid`.
+    init(grid: M4Grid) {
+        self.init(lo: grid.from, hi: grid.to, columns: grid.columns)
+    }
+
+    /// The column of `x` (clamped: lo → 0, hi → the last column): `M4Grid.column(of:)`.
     @inline(__always)
     func column(of x: Double) -> Int {
-        let c = (x - lo) * scale
-        guard c > 0 else { return 0 }
-        return c >= Double(columnCount) ? columnCount - 1 : Int(c)
+        grid?.column(of: x) ?? 0
     }
 
     /// Adds one point (after every point of smaller x).

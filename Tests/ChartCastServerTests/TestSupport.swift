@@ -11,12 +11,16 @@ final class TestServer {
     let server: ChartCastServer
     let port: Int
 
+    /// A server for `dashboard` (the demo when nil) keeping history in `dataDirectory` (none
+    /// when nil; tests pass a temporary directory).
     init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil, deflate: Bool = false,
-         writeToken: String? = nil, autoCreate: Bool = true) throws {
+         writeToken: String? = nil, autoCreate: Bool = true, dataDirectory: String? = nil,
+         historySweepInterval: Double = 60, dashboard: Dashboard? = nil) throws {
         let logger = Logger(level: .warn)
-        server = ChartCastServer(options: ServerOptions(host: "127.0.0.1", port: 0, webRoot: webRoot, tick: tick,
-                                                        window: window, deflate: deflate, logLevel: .warn,
-                                                        writeToken: writeToken, autoCreate: autoCreate), logger: logger)
+        var options = ServerOptions(host: "127.0.0.1", port: 0, webRoot: webRoot, tick: tick, window: window, deflate: deflate,
+                                    logLevel: .warn, writeToken: writeToken, autoCreate: autoCreate, dataDirectory: dataDirectory)
+        options.historySweepInterval = historySweepInterval
+        server = ChartCastServer(options: options, logger: logger, dashboard: dashboard)
         port = try server.start()
     }
 

@@ -51,7 +51,7 @@ final class APIRouteTests: XCTestCase {
 
     func testAllowedMethods() {
         XCTAssertEqual(APIRoute.chart("c").allowedMethods, ["GET", "HEAD", "PUT", "DELETE"])
-        XCTAssertEqual(APIRoute.chartPoints("c").allowedMethods, ["POST"])
+        XCTAssertEqual(APIRoute.chartPoints("c").allowedMethods, ["GET", "HEAD", "POST"])
         XCTAssertEqual(APIRoute.influxWrite.allowedMethods, ["POST"])
         XCTAssertEqual(APIRoute.dashboard.allowedMethods, ["GET", "HEAD"])
     }

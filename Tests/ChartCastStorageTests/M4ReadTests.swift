@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import ChartEngine
 @testable import ChartCastStorage
 
@@ -118,5 +119,49 @@ final class M4ReadTests: XCTestCase {
         XCTAssertLessThanOrEqual(read.xs.count, 2_000)
         XCTAssertEqual(zip(read.xs, read.ys).map { [$0, $1] },
                        referenceM4((0..<n).map(Double.init), ys, lo: 0, hi: Double(n - 1), columns: 500))
+    }
+}
+
+/// Reads on a grid given by the caller (a viewer's view), and the stored extent.
+final class GridReadTests: XCTestCase {
+    var directory: TemporaryDirectory!
+
+    override func setUp() { directory = TemporaryDirectory("grid") }
+    override func tearDown() { directory.remove() }
+
+    func testAGridReadDownsamplesOnTheCallersColumnsAndMatchesTheEngine() throws {
+        let store = try openSmall(directory, capacity: 64)
+        defer { store.close() }
+        let xs = (0..<5_000).map { Double($0) }
+        let ys = xs.map { sin($0 / 37) * 100 + ($0.truncatingRemainder(dividingBy: 7)) }
+        store.appendAndWait(timeSpec("cpu", series: ["user"]), zip(xs, ys).map { HistoryPoint(series: "user", x: $0, y: $1) })
+        // The grid spans [0, 10000) but the read covers only [1000, 3000]: columns of the grid.
+        let grid = try XCTUnwrap(M4Grid(from: 0, to: 10_000, columns: 100))
+        let read = try store.read(chart: "cpu", from: 1_000, to: 3_000, grid: grid)
+        let inRange = xs.indices.filter { xs[$0] >= 1_000 && xs[$0] <= 3_000 }
+        let expected = M4.downsample(xs: inRange.map { xs[$0] }, ys: [inRange.map { ys[$0] }], grid: grid)[0]
+        XCTAssertEqual(read.first?.xs, expected.map { xs[inRange[$0]] })
+        XCTAssertEqual(read.first?.ys, expected.map { ys[inRange[$0]] })
+        XCTAssertEqual(read.first?.pointsInRange, 2_001)
+        XCTAssertLessThanOrEqual(read.first?.xs.count ?? .max, 4 * 20, "the range covers 20 of the grid's columns")
+    }
+
+    func testAGridReadKeepsEveryPointWhenFewEnough() throws {
+        let store = try openSmall(directory)
+        defer { store.close() }
+        store.appendAndWait(timeSpec("cpu", series: ["user"]), (0..<30).map { HistoryPoint(series: "user", x: Double($0), y: 1) })
+        let grid = try XCTUnwrap(M4Grid(from: 0, to: 30, columns: 10))
+        XCTAssertEqual(try store.read(chart: "cpu", from: 0, to: 29, grid: grid).first?.xs.count, 30)
+    }
+
+    func testTheExtentSpansEverySeriesAndFollowsRetention() throws {
+        let store = try openSmall(directory)
+        defer { store.close() }
+        XCTAssertNil(try store.extent(chart: "cpu"))
+        let spec = timeSpec("cpu", series: ["user", "system"])
+        store.appendAndWait(spec, [HistoryPoint(series: "user", x: 100, y: 1), HistoryPoint(series: "user", x: 500, y: 1),
+                                   HistoryPoint(series: "system", x: 50, y: 1), HistoryPoint(series: "system", x: 300, y: 1)])
+        XCTAssertEqual(try store.extent(chart: "cpu"), 50...500)
+        XCTAssertNil(try store.extent(chart: "other"))
     }
 }

@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import ChartEngine
 import ChartCastProtocol
 @testable import ChartCastStorage

@@ -1,29 +1,12 @@
 import Foundation
 import XCTest
+import TestSupport
 import ChartEngine
 @testable import ChartCastStorage
 
-/// A directory under the system's temporary directory, removed by `remove()` (call it in
-/// `tearDown`); no test writes into the working tree.
-final class TemporaryDirectory {
-    let path: String
-
-    init(_ label: String = "store") {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("chartcast-storage-\(label)-\(UUID().uuidString)").path
-    }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
-
+extension TemporaryDirectory {
     /// The database file a store opened on `path` uses.
     var database: String { file(HistoryStore.fileName) }
-
-    func remove() {
-        // Make it writable again first, in case a test made it read-only.
-        chmod(path, 0o755)
-        try? FileManager.default.removeItem(atPath: path)
-    }
 }
 
 /// Collects the results of completions and waits for them.
