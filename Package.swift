@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
-        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest", "ChartCastStorage"]),
+        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest", "ChartCastStorage", "ChartCastServer"]),
         // Shared by the tests: raw loopback sockets and HTTP, free ports, polling, and a
         // blocking WebSocket client over the project's own lws client.
         .target(name: "TestSupport", dependencies: ["WebSockets"], path: "Tests/TestSupport"),

@@ -95,7 +95,8 @@ params() {
         hold10k)   echo "10000 1 1 6 0 5 $PATTERN" ;;
         # A crowd arrives over 3 s, idles, then leaves at once: CPU per departure vs per arrival.
         leave5000) echo "5000 1 1 3 0 2 $PATTERN" ;;
-        # n100's load plus HTTP ingest: 4 publishers writing 10,000-point batches as fast as asked.
+        # n100's load plus HTTP ingest: 4 publishers writing 10,000-point batches as fast as asked,
+        # to charts that keep an hour of history (each write answered after its commit).
         ingest100) echo "100 1 60 0.5 0 $DURATION $PATTERN" ;;
         *) echo "bench: unknown scenario $1" >&2; return 1 ;;
     esac
@@ -109,8 +110,10 @@ for scenario in $SCENARIOS; do
     echo "== $scenario: chartcast, $viewers viewers × $rate Hz, $pattern" >&2
     port=$(free_port)
     extra=()
-    [ "$scenario" = ingest100 ] && extra=(--publishers 4 --points-per-second "${INGEST_RATE:-400000}" --batch-points 10000)
-    "${SERVER_PIN[@]}" "$BIN/chartcast" --port "$port" --log-level error >"$WORK/$scenario.chartcast.log" 2>&1 &
+    [ "$scenario" = ingest100 ] && extra=(--publishers 4 --points-per-second "${INGEST_RATE:-400000}" --batch-points 10000 --retention 3600)
+    # History in a fresh directory per scenario: ingest100's writes are answered after their commit.
+    "${SERVER_PIN[@]}" "$BIN/chartcast" --port "$port" --log-level error --data "$WORK/data-$scenario" \
+        >"$WORK/$scenario.chartcast.log" 2>&1 &
     SERVER_PID=$!
     wait_listening "$port"
     "${LOAD_PIN[@]}" "$BIN/chartcast-load" --url "ws://127.0.0.1:$port/ws" --server-pid "$SERVER_PID" \
@@ -118,6 +121,8 @@ for scenario in $SCENARIOS; do
     # The server's own counters (coalesced states, resent snapshots) for the record.
     fetch_metrics "$port" >"$WORK/$scenario.chartcast.metrics" || true
     stop_server
+    du -sh "$WORK/data-$scenario" >"$WORK/$scenario.chartcast.history-size" 2>/dev/null || true
+    rm -rf "$WORK/data-$scenario"
 
     if [ "$HAVE_MIRROR" = 1 ] && [ "$scenario" != ingest100 ]; then
         # The mirror carries messages as large as ChartCast's mean state message in this scenario.

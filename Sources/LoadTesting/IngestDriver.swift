@@ -44,7 +44,7 @@ final class IngestDriver {
         for p in 0..<options.publishers {
             let spec = ChartSpec(id: "\(Self.chartPrefix)\(p)", title: "Ingest \(p)", mark: .line, xKind: .linear, series: ["t", "v"],
                                  interactions: Interactions(hover: true, drag: .none, tap: false),
-                                 window: max(10 * options.batchPoints, 1000), retentionSeconds: 0)
+                                 window: max(10 * options.batchPoints, 1000), retentionSeconds: options.retentionSeconds)
             let answer = try client.request("PUT", "/api/charts/\(spec.id)", headers: authorization + [("Content-Type", "application/json")],
                                             body: spec.encoded())
             guard answer.status == 200 || answer.status == 201 else {

@@ -26,6 +26,8 @@ extension LoadOptions {
                                   a chart of its own (load-ingest-N, created first; default 0)
       --points-per-second R       points per second all publishers write together (default 100000)
       --batch-points B            points per write (default 10000)
+      --retention SECONDS         history the publishers' charts keep (default 0: none stored; more
+                                  makes each write wait for the server's commit)
       --write-token T             the server's write token, for the publishers
       --quiet                     no progress line on stderr
     Exits 0 when every connection succeeded and every viewer converged, 1 otherwise, 2 on bad usage.
@@ -99,6 +101,7 @@ extension LoadOptions {
                 guard points >= 1, points <= 1_000_000 else { throw LoadOptionsError("--batch-points: 1…1000000") }
                 options.batchPoints = points
             case "--write-token": options.writeToken = try value(arg)
+            case "--retention": options.retentionSeconds = try count(arg)
             default:
                 throw LoadOptionsError("unknown option \(arg)")
             }

@@ -88,6 +88,9 @@ public struct LoadOptions: Sendable {
     public var pointsPerSecond: Double = 100_000
     /// Points per write.
     public var batchPoints: Int = 10_000
+    /// Seconds of history the publishers' charts keep (their `retention`): 0 stores nothing,
+    /// more makes every write wait for its commit to the server's history store.
+    public var retentionSeconds: Int = 0
     /// The server's write token, for publishers (sent as `Authorization: Bearer`).
     public var writeToken: String?
 

@@ -9,6 +9,7 @@
 // runs. Memory: resident bytes (free heap trimmed) before and after filling a store with
 // 1,000,000 rows of 1 and of 2 series; the difference is what one more series costs.
 
+@_spi(Benchmarks) import ChartCastServer
 import ChartEngine
 #if canImport(Glibc)
 import Glibc
@@ -126,6 +127,26 @@ func runM4Bench(quick: Bool) {
     for row in table {
         let millions = Int((row.pointsPerSecond / 1e6).rounded())
         print("| \(row.layout) | \(row.rows) | \(row.series) | \(row.width) | \(row.kept) | \(format(row.nanoseconds)) | \(millions) M |")
+    }
+
+    progress("m4: first snapshots …")
+    print("")
+    print("| first snapshot of a live window (downsampled + encoded) | series | width px | bytes | best | median |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for series in [1, 4] {
+        let store = m4Store(rows: 1_000_000, series: series)
+        for width in [1_000] {
+            var times: [Double] = []
+            var bytes = 0
+            for _ in 0..<(runs + 1) {
+                let result = SnapshotBenchmark.firstSnapshot(of: store, columns: width)
+                times.append(result.nanoseconds)
+                bytes = result.bytes
+            }
+            times.removeFirst()   // warm-up
+            times.sort()
+            print("| 1,000,000 rows | \(series) | \(width) | \(bytes) | \(format(times[0])) | \(format(times[times.count / 2])) |")
+        }
     }
 
     progress("m4: memory …")
