@@ -20,10 +20,12 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from page_scripts import AFTER_PAINT_JS, PANEL_ORDER_JS, PIXELS_JS, POINT_JS, SERIES_REGION_JS, SPY_JS
+from page_scripts import (AFTER_PAINT_JS, PANEL_ORDER_JS, PINCH_JS, PIXELS_JS, POINT_JS, SERIES_REGION_JS, SPY_JS,
+                          WHEEL_JS)
 
 CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")
@@ -368,6 +370,50 @@ class Browser:
         actions.pointer_action.pause(0.08)
         actions.pointer_action.pointer_up()
         actions.perform()
+
+    def wheel(self, chart, fraction_x, fraction_y, delta_y, delta_x=0):
+        """Turns the mouse wheel over a visual position of the chart's plot (real input: a W3C wheel
+        action); a negative `delta_y` (CSS px) scrolls up, which zooms in."""
+        x, y = self.point(chart, fraction_x, fraction_y)
+        ActionChains(self.driver).scroll_from_origin(ScrollOrigin.from_viewport(x, y), delta_x, delta_y).perform()
+
+    def dispatch_wheel(self, chart, fraction_x, fraction_y, deltas, ctrl=False):
+        """Dispatches one wheel event per `deltas` entry (deltaY, CSS px) in a single task, so they
+        fall in one animation frame; `ctrl` makes them a trackpad pinch. Returns how many the page
+        cancelled."""
+        self.point(chart, 0.5, 0.5)  # scroll into view
+        return self.driver.execute_script(WHEEL_JS, chart, fraction_x, fraction_y, list(deltas), ctrl)
+
+    def double_click(self, chart, fraction_x, fraction_y):
+        """A real mouse double-click at a visual position of the chart's plot."""
+        x, y = self.point(chart, fraction_x, fraction_y)
+        actions = self._mouse()
+        actions.pointer_action.move_to_location(x, y)
+        actions.pointer_action.pause(0.05)
+        for _ in range(2):
+            actions.pointer_action.pointer_down()
+            actions.pointer_action.pointer_up()
+        actions.perform()
+
+    def pinch(self, chart, start, end, steps=6):
+        """A two-finger touch pinch dispatched as Pointer Events: the fingers go down at visual plot
+        fractions `start` (a pair), move in `steps` animation frames to `end`, and lift."""
+        self.point(chart, 0.5, 0.5)
+        result = self.driver.execute_async_script(PINCH_JS, chart, list(start), list(end), steps)
+        if isinstance(result, dict) and "error" in result:
+            raise AssertionError(f"{self.name}: {result['error']}")
+
+    def zoom_badge(self, chart):
+        """The chart's "Zoomed" badge: whether it shows, its text and accessible role, or None."""
+        return self.driver.execute_script(
+            "const b = document.querySelector(`[data-chart=\"${arguments[0]}\"] .zoom-badge`);"
+            "if (!b) return null; const r = b.getBoundingClientRect();"
+            "return {shown: !b.hidden && r.width > 0 && r.height > 0, text: b.textContent, tag: b.tagName,"
+            " title: b.title, inHeader: Boolean(b.closest('.panel-head'))}", chart)
+
+    def click_zoom_badge(self, chart):
+        """Clicks the chart's "Zoomed" badge (a button) with the real mouse."""
+        self.driver.find_element(By.CSS_SELECTOR, f'[data-chart="{chart}"] .zoom-badge').click()
 
     def set_name(self, name):
         """Types a name into the name form and submits it."""

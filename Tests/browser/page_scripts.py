@@ -287,3 +287,97 @@ SOCKET_CONTROL_JS = """
     new MessageEvent('message', {data: JSON.stringify(msg)}));
 })();
 """
+
+# Dispatches wheel events on a chart in one task, at a visual plot fraction: `deltas` are deltaY
+# values in CSS px (deltaMode 0), `ctrl` marks them as a trackpad pinch (Chromium sends those as
+# ctrl+wheel). Returns how many the page cancelled (a zoomable chart cancels every one).
+WHEEL_JS = """
+const [chart, fx, fy, deltas, ctrl] = arguments;
+const canvas = document.querySelector(`[data-chart="${chart}"] canvas.overlay`);
+const plot = window.chartcast.inspect().charts[chart].plot;
+const rect = canvas.getBoundingClientRect();
+const clientX = rect.left + plot.x + fx * plot.width, clientY = rect.top + plot.y + fy * plot.height;
+let cancelled = 0;
+for (const deltaY of deltas) {
+  const event = new WheelEvent('wheel', {bubbles: true, cancelable: true, clientX, clientY, deltaY, deltaMode: 0,
+                                         ctrlKey: Boolean(ctrl)});
+  if (!canvas.dispatchEvent(event)) cancelled += 1;
+}
+return cancelled;
+"""
+
+# Dispatches a two-finger touch pinch on a chart as Pointer Events (ids 11 and 12): both fingers
+# down at visual plot fractions `start`, one move per animation frame along to `end`, then up.
+# Resolves once the last finger is up.
+PINCH_JS = """
+const [chart, start, end, steps, done] = arguments;
+const canvas = document.querySelector(`[data-chart="${chart}"] canvas.overlay`);
+const plot = window.chartcast.inspect().charts[chart].plot;
+const rect = canvas.getBoundingClientRect();
+const y = rect.top + plot.y + plot.height / 2;
+const at = (f) => rect.left + plot.x + f * plot.width;
+const fire = (type, id, f) => canvas.dispatchEvent(new PointerEvent(type, {
+  bubbles: true, cancelable: true, pointerId: id, pointerType: 'touch', isPrimary: id === 11,
+  clientX: at(f), clientY: y, button: type === 'pointermove' ? -1 : 0, buttons: type === 'pointerup' ? 0 : 1}));
+const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+(async () => {
+  fire('pointerdown', 11, start[0]);
+  await frame();
+  fire('pointerdown', 12, start[1]);
+  for (let i = 1; i <= steps; i += 1) {
+    await frame();
+    const t = i / steps;
+    fire('pointermove', 11, start[0] + (end[0] - start[0]) * t);
+    fire('pointermove', 12, start[1] + (end[1] - start[1]) * t);
+  }
+  await frame();
+  fire('pointerup', 12, end[1]);
+  fire('pointerup', 11, end[0]);
+  await frame();
+  done(true);
+})().catch(error => done({error: String(error && error.stack || error)}));
+"""
+
+# Imports the page's zoom and model modules and runs their pure parts on known inputs: the zoom
+# arithmetic, the clamping of a view to what the server takes, and a model zoomed by a snapshot's
+# `view` taking appends that describe the live window.
+ZOOM_MODULES_JS = """
+const done = arguments[arguments.length - 1];
+Promise.all([import('/js/zoom.js'), import('/js/model.js')])
+  .then(([zoom, model]) => {
+    const m = new model.ChartModel({id: 'z', mark: 'line', x: {kind: 'linear'}, series: ['s']});
+    m.applySnapshot({x: {kind: 'linear', domain: [0, 100]}, y: {domain: [0, 10]},
+                     series: [{name: 's', points: [[10, 1], [50, 5], [90, 9]]}]});
+    const live = {view: m.view, domain: [...m.domain], live: [...m.liveDomain]};
+    m.applySnapshot({x: {kind: 'linear', domain: [40, 60]}, y: {domain: [0, 10]}, view: {from: 40, to: 60},
+                     series: [{name: 's', points: [[50, 5]]}]});
+    const zoomed = {view: m.view, domain: [...m.domain], fraction: m.fractionOf(45)};
+    m.applyAppend({points: [{series: 's', x: 55, y: 20}], x: {kind: 'linear', domain: [10, 110]},
+                   y: {domain: [0, 20]}});
+    const appended = {domain: [...m.domain], live: [...m.liveDomain], y: [...m.yDomain],
+                      points: m.series[0].points.map(p => [...p])};
+    m.applyAppend({points: [{series: 's', x: 57, y: 2}], y: {domain: [0, 5]}});
+    const narrower = [...m.yDomain];
+    m.applySnapshot({x: {kind: 'linear', domain: [10, 110]}, y: {domain: [0, 20]},
+                     series: [{name: 's', points: [[55, 20]]}]});
+    const back = {view: m.view, domain: [...m.domain], live: [...m.liveDomain]};
+    const c = new model.ChartModel({id: 'c', mark: 'bar', x: {kind: 'category'}, series: ['v']});
+    c.applySnapshot({x: {kind: 'category', domain: ['a']}, y: {domain: [0, 1]}, view: {from: 0, to: 1},
+                     series: [{name: 'v', points: [['a', 1]]}]});
+    const t = 1733011200000;
+    done({
+      live, zoomed, appended, narrower, back, categoryView: c.view,
+      zoomIn: zoom.zoomDomain([0, 100], 25, 0.25, 0.5),
+      zoomOut: zoom.zoomDomain([0, 100], 50, 0.5, 4),
+      zoomHuge: zoom.zoomDomain([0, 1e15], 0, 0.5, 1e6),
+      minTime: zoom.minViewSpan('time', [t, t + 60_000], [t, t + 1]),
+      minLinear: zoom.minViewSpan('linear', [0, 1e6], [0, 1]),
+      tiny: zoom.clampView([t, t + 0.001], zoom.minViewSpan('time', null, [t, t])),
+      reversed: zoom.clampView([5, 1], 1e-6),
+      beyond: zoom.clampView([9.9e14, 1.2e15], 1),
+      wide: zoom.clampView([-3e15, 3e15], 1),
+      nonFinite: [zoom.clampView([0, Infinity], 1), zoom.clampView([NaN, 1], 1)],
+    });
+  })
+  .catch(error => done({error: String(error && error.stack || error)}));
+"""

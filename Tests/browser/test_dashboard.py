@@ -8,7 +8,9 @@ other, that range-dragging, tapping, right-to-left and reconnecting work, that t
 follows the limits announced in `welcome` and shows a refused name beside the name field
 (a third browser, C, joins for those), that charts defined, written to, replaced and removed
 over the HTTP API while the browsers watch appear, change and go in both (area marks, series
-named only by data and empty charts included), and that the page logs no console errors.
+named only by data and empty charts included), that each viewer zooms its own plot of a time or
+linear chart (wheel, pinch, double-click back to live) while selections stay shared, and that the
+page logs no console errors.
 Prints "N passed, N failed" at the end and exits non-zero on any failure.
 
 Run: CHARTCAST_BIN=.build/debug/chartcast /usr/bin/python3 Tests/browser/test_dashboard.py
@@ -26,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_support import Browser, ServerProcess, free_port, wait_until  # noqa: E402
 from page_scripts import (DISPATCH_MOVES_JS, MODULES_JS, NAMES_JS, SERIES_PIXELS_JS, SOCKET_CONTROL_JS,  # noqa: E402
-                          SPY_JS, wire_tap_js)
+                          SPY_JS, ZOOM_MODULES_JS, wire_tap_js)
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "screenshot.png"
@@ -271,6 +273,34 @@ class DashboardInTwoBrowsers(unittest.TestCase):
         self.assertEqual(result["numbers"], ["1,900", "36.55", "12,345", "–"])
         self.assertEqual(result["url"], "ws://127.0.0.1:%d/ws" % self.server.port)
         self.assertEqual(result["secureUrl"], "wss://example.org/ws")
+
+    def test_2c_zoom_arithmetic_and_a_zoomed_model(self):
+        result = self.a.driver.execute_async_script(ZOOM_MODULES_JS)
+        self.assertNotIn("error", result, result.get("error"))
+        self.assertEqual(result["live"], {"view": None, "domain": [0, 100], "live": [0, 100]})
+        self.assertEqual(result["zoomed"], {"view": {"from": 40, "to": 60}, "domain": [40, 60], "fraction": 0.25},
+                         "a snapshot's view is the domain drawn")
+        # An append while zoomed describes the live window: its points go in, the view's x domain
+        # stays, the y domain only widens.
+        self.assertEqual(result["appended"], {"domain": [40, 60], "live": [10, 110], "y": [0, 20],
+                                              "points": [[50, 5], [55, 20]]})
+        self.assertEqual(result["narrower"], [0, 20])
+        self.assertEqual(result["back"], {"view": None, "domain": [10, 110], "live": [10, 110]},
+                         "a snapshot without view is live again")
+        self.assertIsNone(result["categoryView"], "category charts have no view")
+        self.assertEqual(result["zoomIn"], [12.5, 62.5], "zoomed around 25, which stays at a quarter")
+        self.assertEqual(result["zoomOut"], [-150, 250])
+        self.assertEqual(result["zoomHuge"], [-1e15, 1e15], "no wider than ±1e15")
+        self.assertAlmostEqual(result["minTime"], (DEC_1 + 1) * 4e-9, places=6)
+        self.assertEqual(result["minLinear"], 1, "a millionth of the live window")
+        low, high = result["tiny"]
+        self.assertLess(low, DEC_1)
+        self.assertGreater(high, DEC_1)
+        self.assertGreaterEqual(high - low, 1e-9 * abs(high) * 2, "well above the server's floor")
+        self.assertEqual(result["reversed"], [1, 5])
+        self.assertEqual(result["beyond"], [7.9e14, 1e15], "shifted inside ±1e15")
+        self.assertEqual(result["wide"], [-1e15, 1e15])
+        self.assertEqual(result["nonFinite"], [None, None], "never sent")
 
     # -- shared hover --------------------------------------------------------------------
 
@@ -802,6 +832,243 @@ class DashboardInTwoBrowsers(unittest.TestCase):
             c.leave("fresh")
             errors = [e for e in c.console_errors() if "127.0.0.1:9/" not in e]
             self.assertEqual(errors, [], "C: console errors (besides its blocked reconnects)")
+        self.assert_no_console_errors()
+
+    # -- per-viewer zoom ------------------------------------------------------------------
+
+    def sent_views(self, browser, chart):
+        """The `view` messages `browser` sent for `chart` since its spy was (re)set."""
+        return [m for m in browser.sent("view") if m["chart"] == chart]
+
+    def wait_view_settled(self, browser, chart, timeout=10):
+        """Waits until `browser` draws the view it asked for last on `chart` (the snapshot answering
+        it arrived and the badge shows); returns its `inspect()` entry."""
+        def settled():
+            views = self.sent_views(browser, chart)
+            info = browser.inspect()["charts"][chart]
+            if not views or "from" not in views[-1] or not info["view"] or not info["zoomed"]:
+                return False
+            wanted = views[-1]
+            return all(abs(info["view"][end] - wanted[end]) <= 1e-9 * abs(wanted[end]) for end in ("from", "to"))
+        wait_until(settled, f"{browser.name} draws the view it asked for on {chart}",
+                   lambda: (self.sent_views(browser, chart)[-1:], browser.inspect()["charts"][chart]["view"]),
+                   timeout=timeout)
+        time.sleep(0.15)  # the repaint's animation frame
+        return browser.inspect()["charts"][chart]
+
+    def back_to_live(self, browser, chart):
+        """Cleanup: returns `browser`'s plot of `chart` to live (the badge) if it is still zoomed."""
+        info = (browser.inspect() or {"charts": {}})["charts"].get(chart)
+        if info and info["view"]:
+            browser.click_zoom_badge(chart)
+            wait_until(lambda: browser.inspect()["charts"][chart]["view"] is None,
+                       f"{browser.name} is live again on {chart}")
+
+    def test_8i_zoom_in_a_while_b_stays_live(self):
+        chart = "temperature"  # a time chart the demo appends a day to every tick
+        self.a.spy_on_sent_messages()
+        self.addCleanup(self.back_to_live, self.a, chart)
+        live = self.a.inspect()["charts"][chart]
+        self.assertIsNone(live["view"])
+        self.assertFalse(self.a.zoom_badge(chart)["shown"], "no badge while live")
+        live_span = live["domain"][1] - live["domain"][0]
+        # Three notches of the real mouse wheel over the middle of the plot zoom in around it.
+        for _ in range(3):
+            self.a.wheel(chart, 0.5, 0.5, -120)
+        info = self.wait_view_settled(self.a, chart)
+        views = self.sent_views(self.a, chart)
+        self.assertTrue(all(set(m) == {"type", "chart", "from", "to", "ref"} and m["from"] < m["to"] for m in views),
+                        views)
+        view = info["view"]
+        self.assertEqual(info["domain"], [view["from"], view["to"]], "A draws its view's domain")
+        self.assertLess(view["to"] - view["from"], live_span * 0.8, "zoomed in")
+        self.assertGreater(view["from"], info["liveDomain"][0], f"inside the live window: {view} {info['liveDomain']}")
+        self.assertLess(view["to"], info["liveDomain"][1], f"ending before the live edge: {view} {info['liveDomain']}")
+        badge = self.a.zoom_badge(chart)
+        self.assertTrue(badge["shown"] and badge["inHeader"], badge)
+        self.assertEqual((badge["tag"], badge["text"]), ("BUTTON", "Zoomed — double-click to return to live"))
+        self.assertIn("Not live", badge["title"])
+        self.assertIn("Zoomed, not live", self.a.text_of(f'[data-chart="{chart}"] .chart-summary'))
+        # The line is drawn across A's zoomed plot, both ends included.
+        for left, right in ((0.02, 0.2), (0.8, 0.98)):
+            line = self.a.series_pixels(chart, 0, left, 0, right, 1)
+            self.assertGreater(line["opaque"], 10, f"A: the line between {left} and {right} of the view {line}")
+
+        # B stays live: no view, its domain the live window, which keeps moving with appends; A's
+        # picture holds still (its view ends before the live edge, so it is sent no appends).
+        b_info = self.b.inspect()["charts"][chart]
+        self.assertIsNone(b_info["view"])
+        self.assertFalse(self.b.zoom_badge(chart)["shown"])
+        self.assertEqual(b_info["domain"], b_info["liveDomain"])
+        a_live, a_points = info["liveDomain"], info["points"]
+        wait_until(lambda: self.b.inspect()["charts"][chart]["domain"][1] >= b_info["domain"][1] + 2 * 86_400_000,
+                   "B's live window moves on by two days", lambda: self.b.inspect()["charts"][chart]["domain"])
+        b_now = self.b.inspect()["charts"][chart]
+        self.assertGreater(b_now["seq"], b_info["seq"])
+        self.assertEqual(b_now["domain"], b_now["liveDomain"])
+        a_now = self.a.inspect()["charts"][chart]
+        self.assertEqual(a_now["view"], view)
+        self.assertEqual(a_now["domain"], [view["from"], view["to"]])
+        self.assertEqual((a_now["liveDomain"], a_now["points"]), (a_live, a_points), "A was sent no appends")
+
+        # Wheel events are coalesced: a dozen in one frame send one view, zoomed by all of them.
+        self.a.spy_on_sent_messages()
+        self.assertEqual(self.a.dispatch_wheel(chart, 0.25, 0.5, [-20] * 12), 12, "the page takes the wheel")
+        wait_until(lambda: self.sent_views(self.a, chart), "A sends the coalesced view")
+        time.sleep(0.3)
+        views = self.sent_views(self.a, chart)
+        self.assertEqual(len(views), 1, f"12 wheel events in one frame go out as one view: {views}")
+        span = views[0]["to"] - views[0]["from"]
+        self.assertAlmostEqual(span / (view["to"] - view["from"]), 0.618, delta=0.01, msg="exp(−240 / 500)")
+        anchor = view["from"] + 0.25 * (view["to"] - view["from"])
+        self.assertAlmostEqual((anchor - views[0]["from"]) / span, 0.25, delta=1 / info["plot"]["width"],
+                               msg="the value under the pointer stays (to the pixel: clientX is whole)")
+        self.wait_view_settled(self.a, chart)
+        # A trackpad pinch (ctrl+wheel) far beyond the narrowest span: clamped, finite, accepted.
+        self.a.spy_on_sent_messages()
+        self.a.dispatch_wheel(chart, 0.5, 0.5, [-400] * 60, ctrl=True)
+        info = self.wait_view_settled(self.a, chart)
+        narrowest = info["view"]["to"] - info["view"]["from"]
+        self.assertGreaterEqual(narrowest, 2e-9 * info["view"]["to"], info["view"])
+        self.assertLess(narrowest, 60_000, "zoomed in to seconds")
+        # A category chart takes no zoom: the wheel scrolls the page and no view is sent.
+        self.assertEqual(self.a.dispatch_wheel("sales", 0.5, 0.5, [-120]), 0)
+        time.sleep(0.3)
+        self.assertEqual(self.sent_views(self.a, "sales"), [])
+        self.assert_no_console_errors()
+
+    def test_8j_range_selected_in_b_inside_as_view_is_drawn_in_a(self):
+        chart = "zoomable"
+        self.define_chart(chart, {"title": "Zoomable", "mark": "line", "x": {"kind": "time"}, "y": {"domain": [0, 100]},
+                                  "series": ["v"], "interactions": {"hover": False, "drag": "range", "tap": False}},
+                          [{"series": "v", "x": DEC_1 + i * HOUR // 2, "y": 50 + (i % 7) * 5} for i in range(49)])
+        for browser in (self.a, self.b):
+            browser.wait_chart(chart, points=49)
+        self.a.spy_on_sent_messages()
+        self.a.dispatch_wheel(chart, 0.5, 0.5, [-400])  # one frame: zooms by exp(−0.8) around the middle
+        info = self.wait_view_settled(self.a, chart)
+        view, plot = info["view"], info["plot"]
+        span = view["to"] - view["from"]
+        live = self.b.inspect()["charts"][chart]["domain"]
+        self.assertAlmostEqual(span / (live[1] - live[0]), 0.449, delta=0.01)
+
+        # B drags a range over values at 0.1 … 0.5 of A's view (about 0.32 … 0.5 of the live window).
+        to_b = lambda f: (view["from"] + f * span - live[0]) / (live[1] - live[0])  # noqa: E731
+        self.b.press(chart, to_b(0.1), 0.6)
+        self.b.move_pressed(chart, [to_b(0.3), to_b(0.5)])
+        b_id = self.b.inspect()["me"]["id"]
+
+        def a_range():
+            rng = self.a.inspect()["charts"][chart]["selection"]["range"]
+            return rng if rng and rng["by"] == b_id and abs((rng["to"] - view["from"]) / span - 0.5) < 0.02 else None
+        rng = wait_until(a_range, "A receives B's range", lambda: self.a.inspect()["charts"][chart]["selection"])
+        time.sleep(0.15)
+        # A draws it where its view's domain puts the values, not at the live window's fractions.
+        x_of = lambda value: plot["x"] + (value - view["from"]) / span * plot["width"]  # noqa: E731
+        left, right = x_of(rng["from"]), x_of(rng["to"])
+        self.assertLess(abs((rng["from"] - view["from"]) / span - 0.1), 0.02, rng)
+        top, height = plot["y"] + 30, plot["height"] - 32  # below the range's label
+        inside = self.a.pixels(chart, "overlay", (left + 3, top, right - left - 6, height))
+        self.assertGreater(inside["painted"], inside["total"] * 0.9, f"A: the range at its view's pixels {inside}")
+        for x0, x1 in ((plot["x"] + 2, left - 4), (right + 4, plot["x"] + plot["width"] - 2)):
+            outside = self.a.pixels(chart, "overlay", (x0, top, x1 - x0, height))
+            self.assertEqual(outside["painted"], 0, f"A: nothing of the range between {x0:.0f} and {x1:.0f} px {outside}")
+        live_left = plot["x"] + rng["fromFraction"] * plot["width"]
+        self.assertGreater(abs(live_left - left), 20, "the live window's fractions would put it elsewhere")
+        # B, live, draws it at the server's fractions as before.
+        band = self.b.fraction_pixels(chart, rng["fromFraction"], rng["toFraction"])
+        self.assertGreater(band["painted"], band["total"] * 0.8, f"B's range {band}")
+        self.b.release_pointer()
+        wait_until(lambda: self.a.inspect()["charts"][chart]["selection"]["range"] is None, "the range ends in A")
+        self.assertEqual(self.a.pixels(chart, "overlay")["painted"], 0)
+
+        # A range wholly before A's view is listed but not drawn.
+        self.b.press(chart, 0.03, 0.6)
+        self.b.move_pressed(chart, [0.1, 0.2])
+        wait_until(lambda: "Total v:" in self.a.range_summary(chart), "A lists B's range before its view",
+                   lambda: self.a.range_summary(chart))
+        rng = self.a.inspect()["charts"][chart]["selection"]["range"]
+        self.assertLess(rng["to"], view["from"], rng)
+        self.assertEqual(self.a.pixels(chart, "overlay")["painted"], 0, "A draws nothing outside its view")
+        self.b.release_pointer()
+        wait_until(lambda: self.a.range_summary(chart) == "", "the range ends in A")
+
+        # Replacing the chart ends A's view: the badge goes and A draws the live window.
+        status, body = self.server.api("PUT", f"/api/charts/{chart}", {
+            "title": "Zoomable again", "mark": "line", "x": {"kind": "time"}, "y": {"domain": [0, 100]},
+            "series": ["v"], "interactions": {"hover": False, "drag": "range", "tap": False}})
+        self.assertEqual(status, 200, body)
+        wait_until(lambda: self.a.text_of(f'[data-chart="{chart}"] h2') == "Zoomable again", "A gets the new spec")
+        info = self.a.wait_chart(chart, points=49)
+        self.assertIsNone(info["view"])
+        self.assertFalse(self.a.zoom_badge(chart)["shown"], "the badge goes with the view")
+        self.assertEqual(info["domain"], self.b.inspect()["charts"][chart]["domain"])
+        self.assert_no_console_errors()
+
+    def test_8k_double_click_in_a_returns_to_live(self):
+        chart = "temperature"
+        self.addCleanup(self.back_to_live, self.a, chart)
+        self.a.spy_on_sent_messages()
+        self.a.dispatch_wheel(chart, 0.5, 0.5, [-400])
+        info = self.wait_view_settled(self.a, chart)
+        self.assertTrue(self.a.zoom_badge(chart)["shown"])
+        frozen = info["domain"]
+        self.a.spy_on_sent_messages()
+        self.a.double_click(chart, 0.5, 0.5)
+        wait_until(lambda: self.sent_views(self.a, chart), "A sends a view back to live")
+        sent = self.sent_views(self.a, chart)
+        self.assertEqual([(m["live"], "from" in m or "to" in m) for m in sent], [(True, False)], sent)
+        wait_until(lambda: not self.a.zoom_badge(chart)["shown"], "the badge goes", lambda: self.a.zoom_badge(chart))
+        info = self.a.inspect()["charts"][chart]
+        self.assertIsNone(info["view"])
+        self.assertNotIn("Zoomed", self.a.text_of(f'[data-chart="{chart}"] .chart-summary'))
+        # A follows the live window again: appends arrive and move its domain.
+        self.assertGreater(info["domain"][1] - info["domain"][0], frozen[1] - frozen[0])
+        wait_until(lambda: self.a.inspect()["charts"][chart]["domain"][1] > info["domain"][1],
+                   "A's domain follows the live window", lambda: self.a.inspect()["charts"][chart]["domain"])
+        now = self.a.inspect()["charts"][chart]
+        self.assertEqual(now["domain"], now["liveDomain"])
+        # The double-click's two taps pinned and unpinned the same point; a double-click while live sends nothing.
+        wait_until(lambda: self.a.inspect()["charts"][chart]["selection"]["pin"] is None, "no pin is left",
+                   lambda: self.a.inspect()["charts"][chart]["selection"]["pin"])
+        self.a.double_click(chart, 0.5, 0.5)
+        time.sleep(0.3)
+        self.assertEqual(len(self.sent_views(self.a, chart)), 1, "nothing to return from")
+        wait_until(lambda: self.a.inspect()["charts"][chart]["selection"]["pin"] is None, "no pin is left")
+        self.assert_no_console_errors()
+
+    def test_8l_touch_pinch_zooms_and_a_reconnect_returns_to_live(self):
+        chart = "pinchable"
+        self.define_chart(chart, {"title": "Pinchable", "mark": "point", "x": {"kind": "linear"},
+                                  "series": ["v"], "interactions": {"hover": False, "drag": "range", "tap": True}},
+                          [{"series": "v", "x": i, "y": i % 5} for i in range(41)])
+        with self.third_browser(SOCKET_CONTROL_JS, SPY_JS) as c:
+            c.wait_chart(chart, points=41)
+            d0, d1 = c.inspect()["charts"][chart]["domain"]
+            c.driver.execute_script("window.__sentMessages.length = 0")
+            # Two fingers at 0.4 and 0.6 of the plot spread to 0.2 and 0.8: the values under them stay
+            # under them, so the view is the middle third.
+            c.pinch(chart, (0.4, 0.6), (0.2, 0.8))
+            info = self.wait_view_settled(c, chart)
+            third = (d1 - d0) / 3
+            self.assertAlmostEqual(info["view"]["from"], d0 + third, delta=third * 1e-6)
+            self.assertAlmostEqual(info["view"]["to"], d1 - third, delta=third * 1e-6)
+            views = self.sent_views(c, chart)
+            self.assertTrue(1 <= len(views) <= 7, f"at most one view per frame: {views}")
+            phases = [m["phase"] for m in c.sent("pointer") if m["chart"] == chart]
+            self.assertEqual(phases, ["down", "leave"], "the second finger ends the first one's press")
+            # Touch input works as before once the fingers are up: a tap pins, seen in A.
+            c.tap(chart, 0.5, 0.5)
+            wait_until(lambda: self.a.inspect()["charts"][chart]["selection"]["pin"], "A sees C's pin",
+                       lambda: self.a.selection_text(chart))
+            # Views are per connection: after a reconnect C is live again.
+            c.driver.execute_script("window.__dropConnection()")
+            wait_until(lambda: c.inspect()["charts"][chart]["view"] is None and c.inspect()["status"] == "connected",
+                       "C reconnects live", c.status_text, timeout=15)
+            info = c.wait_chart(chart, points=41)
+            self.assertFalse(c.zoom_badge(chart)["shown"])
+            self.assertEqual(info["domain"], [d0, d1])
+            self.assertEqual(c.console_errors(), [])
         self.assert_no_console_errors()
 
     # -- reconnect -----------------------------------------------------------------------

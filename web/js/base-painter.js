@@ -6,6 +6,8 @@
  * one its hit-testing uses); nothing is drawn before the first snapshot. A
  * chart whose snapshot has no points yet gets its axes and a "No data yet"
  * note; the legend lists every series the spec or the data named so far.
+ * A zoomed viewer's x axis is its view's domain, labelled even where the view
+ * holds no points ("No data in this view").
  */
 
 import { niceTicks, timeTicks, yScale, fractionToPixel, categoryBand, continuousFraction } from './geometry.js';
@@ -49,7 +51,7 @@ export function paintBase(ctx, model, size, plot, rtl, theme) {
     else paintLine(ctx, series, layout, y, color, mark === 'line' || mark === 'area');
   });
   ctx.restore();
-  if (model.pointCount === 0) paintNoData(ctx, plot, theme);
+  if (model.pointCount === 0) paintNoData(ctx, plot, theme, model.view ? 'No data in this view' : 'No data yet');
   paintLegend(ctx, model, size, plot, rtl, theme);
 }
 
@@ -111,8 +113,8 @@ function paintXAxis(ctx, model, size, plot, rtl, theme) {
     });
     return;
   }
-  // Without points the server's domain is a placeholder ([0, 1]): no labels to read off it.
-  if (model.pointCount === 0) return;
+  // Without points the server's live domain is a placeholder ([0, 1]): no labels to read off it.
+  if (model.pointCount === 0 && !model.view) return;
   const domain = model.domain;
   const count = Math.max(2, Math.floor(plot.width / 55));
   let { ticks, step } = model.kind === 'time'
@@ -167,11 +169,11 @@ function paintAreaFill(ctx, series, layout, y, floor, color, theme) {
   ctx.fill();
 }
 
-function paintNoData(ctx, plot, theme) {
+function paintNoData(ctx, plot, theme, text) {
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
-  ctx.fillText('No data yet', plot.x + plot.width / 2, plot.y + plot.height / 2);
+  ctx.fillText(text, plot.x + plot.width / 2, plot.y + plot.height / 2);
 }
 
 function paintLine(ctx, series, layout, y, color, joined) {

@@ -89,7 +89,7 @@ export class Dashboard {
   #receive(msg) {
     switch (msg.type) {
       case 'welcome': this.#welcome(msg); break;
-      case 'snapshot': this.#withChart(msg, (c) => { c.model.applySnapshot(msg); c.panel.dataChanged(); this.#touched(); }); break;
+      case 'snapshot': this.#withChart(msg, (c) => { c.model.applySnapshot(msg); c.panel.snapshotApplied(); this.#touched(); }); break;
       case 'append': this.#withChart(msg, (c) => { c.model.applyAppend(msg); c.panel.dataChanged(); this.#touched(); }); break;
       case 'selection': this.#withChart(msg, (c) => { c.model.applySelection(msg); c.panel.selectionChanged(); }); break;
       case 'chart': this.#defineChart(msg.spec); break;
@@ -245,6 +245,7 @@ export class Dashboard {
   #serverError(msg) {
     console.warn(`chartcast: server error ${msg.code}: ${msg.message}`);
     if (this.hello && msg.ref === this.hello.ref) this.#nameRefused(msg);
+    if (typeof msg.ref === 'string') for (const { panel } of this.charts.values()) panel.refused(msg.ref);
   }
 
   /** The name form was submitted: an empty field forgets the name; a refused one is shown, never sent. */
@@ -353,6 +354,9 @@ export class Dashboard {
         categories: [...model.categories],
         series: model.series.map((s) => s.name),
         domain: model.kind === 'category' ? null : model.domain,
+        liveDomain: model.liveDomain ? [...model.liveDomain] : null,
+        view: model.view ? { ...model.view } : null,
+        zoomed: !panel.zoomBadge.hidden,
         yDomain: model.yDomain ? [...model.yDomain] : null,
         plot: panel.plot ? { ...panel.plot } : null,
         size: { ...panel.size },

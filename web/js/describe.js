@@ -100,7 +100,8 @@ export function renderRangeSummary(container, model) {
 
 /**
  * A text summary of a chart's data for assistive technology, e.g.
- * "Bar chart with 12 categories from January to December. Ice Cream from 600 to 1,200; …".
+ * "Bar chart with 12 categories from January to December. Ice Cream from 600 to 1,200; …",
+ * saying so when the viewer is zoomed (not live).
  * - Complexity: O(points).
  * @param {import('./model.js').ChartModel} model
  * @returns {string}
@@ -108,8 +109,11 @@ export function renderRangeSummary(container, model) {
 export function describeChart(model) {
   const mark = { bar: 'Bar chart', line: 'Line chart', point: 'Scatter chart', area: 'Area chart' }[model.spec.mark] ?? 'Chart';
   if (!model.ready) return `${mark}: ${model.spec.title ?? model.spec.id}, waiting for data.`;
-  if (model.pointCount === 0) return `${mark}: ${model.spec.title ?? model.spec.id}, no data yet.`;
   const kind = model.kind;
+  const zoom = model.view
+    ? ` Zoomed, not live: ${model.spec.x?.label ?? 'x'} from ${formatX(model.view.from, kind)} to ${formatX(model.view.to, kind)}.`
+    : '';
+  if (model.pointCount === 0) return `${mark}: ${model.spec.title ?? model.spec.id}, no data ${model.view ? 'in this view' : 'yet'}.${zoom}`;
   let axis;
   if (kind === 'category') {
     const n = model.categories.length;
@@ -124,5 +128,5 @@ export function describeChart(model) {
     const last = s.points[s.points.length - 1];
     return `${s.name}: ${ys.length} values from ${formatNumber(Math.min(...ys))} to ${formatNumber(Math.max(...ys))}, latest ${formatNumber(last[1])} at ${formatX(last[0], kind)}`;
   });
-  return `${mark}: ${model.spec.title ?? model.spec.id}. ${axis}. ${series.join('; ')}.`;
+  return `${mark}: ${model.spec.title ?? model.spec.id}.${zoom} ${axis}. ${series.join('; ')}.`;
 }

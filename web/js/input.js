@@ -2,7 +2,8 @@
  * Turns a chart canvas's Pointer Events (mouse, touch, pen) and keys into
  * protocol v1 `pointer` and `key` messages. The server recognises gestures;
  * the page only reports raw phases, with `move` coalesced to at most one per
- * animation frame.
+ * animation frame. While a two-finger pinch zooms the chart (`zoom.js`) the
+ * press is ended with `leave` and no pointer messages go out.
  */
 
 let nextRef = 1;
@@ -41,16 +42,19 @@ export function protocolKey(event, rtl) {
  * @param {string} chartId
  * @param {(message: object) => void} send
  * @param {() => boolean} isRtl
- * @returns {() => void} removes the listeners
+ * @param {() => boolean} [isPaused] true while pointer input belongs to a pinch
+ * @returns {{detach: () => void, cancelPress: () => void}} removes the listeners; ends a press with `leave`
  */
-export function attachInput(element, chartId, send, isRtl) {
+export function attachInput(element, chartId, send, isRtl, isPaused = () => false) {
   let pending = null;
   let frame = 0;
   let pressedId = null;
+  let lastPosition = { x: 0, y: 0 };
 
   const position = (event) => {
     const rect = element.getBoundingClientRect();
-    return { x: round2(event.clientX - rect.left), y: round2(event.clientY - rect.top) };
+    lastPosition = { x: round2(event.clientX - rect.left), y: round2(event.clientY - rect.top) };
+    return lastPosition;
   };
   const sendPointer = (phase, pos) => {
     send({ type: 'pointer', chart: chartId, phase, x: pos.x, y: pos.y, ref: makeRef('p') });
@@ -66,6 +70,7 @@ export function attachInput(element, chartId, send, isRtl) {
   };
 
   const onDown = (event) => {
+    if (isPaused()) return;
     if (event.pointerType === 'mouse' && event.button !== 0) return;
     if (pressedId !== null) return;
     flush();
@@ -74,6 +79,7 @@ export function attachInput(element, chartId, send, isRtl) {
     sendPointer('down', position(event));
   };
   const onMove = (event) => {
+    if (isPaused()) return;
     if (pressedId !== null && event.pointerId !== pressedId) return;
     pending = position(event);
     if (!frame) frame = requestAnimationFrame(flush);
@@ -90,6 +96,15 @@ export function attachInput(element, chartId, send, isRtl) {
     flush();
     pressedId = null;
     sendPointer('leave', position(event));
+  };
+  /** Ends the current press (a second finger turned it into a pinch) as a cancelled one. */
+  const cancelPress = () => {
+    if (pressedId === null) return;
+    const pos = pending ?? lastPosition;
+    pending = null;
+    flush();
+    pressedId = null;
+    sendPointer('leave', pos);
   };
   const onLeave = (event) => {
     if (pressedId !== null) return;
@@ -110,10 +125,11 @@ export function attachInput(element, chartId, send, isRtl) {
     ['pointercancel', onCancel], ['pointerleave', onLeave], ['keydown', onKey],
   ];
   for (const [type, fn] of listeners) element.addEventListener(type, fn);
-  return () => {
+  const detach = () => {
     for (const [type, fn] of listeners) element.removeEventListener(type, fn);
     if (frame) cancelAnimationFrame(frame);
   };
+  return { detach, cancelPress };
 }
 
 function round2(v) {

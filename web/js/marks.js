@@ -44,7 +44,8 @@ export function markLayout(model, plot, rtl) {
 /**
  * Bar group width on a time or linear axis: 70% of the narrowest gap between
  * neighbouring x values, no wider than the room the domain leaves around the
- * first and last points, between 2 and 48 px.
+ * first and last points (not while zoomed: a view cuts bars at its edges),
+ * between 2 and 48 px.
  */
 function continuousGroupWidth(model, plot) {
   const [d0, d1] = model.domain;
@@ -58,6 +59,7 @@ function continuousGroupWidth(model, plot) {
   }
   if (!(span > 0)) return 24;
   let width = Number.isFinite(gap) ? (gap / span) * plot.width * 0.7 : 24;
+  if (model.view) return Math.max(2, Math.min(48, width));
   // Keep the outermost bars inside the server's domain (it pads e.g. half a day each side).
   let first = Infinity;
   let last = -Infinity;

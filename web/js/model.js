@@ -26,6 +26,10 @@ export class ChartModel {
     this.kind = this.spec.x?.kind ?? 'category';
     this.categories = Array.isArray(this.spec.x?.categories) ? [...this.spec.x.categories] : [];
     this.xDomain = null;
+    /** The live window's x domain (time/linear), kept from snapshots without `view` and appends. */
+    this.liveDomain = null;
+    /** This viewer's zoom `{from, to}` from the latest snapshot's `view`; null while live. */
+    this.view = null;
     /**
      * The server's y domain `[d0, d1]` from `snapshot`/`append` `y.domain`: the only one the page
      * draws with (the server hit-tests with it too). Null before the first snapshot.
@@ -60,7 +64,9 @@ export class ChartModel {
       for (const s of this.series) s.points.sort((a, b) => this.categories.indexOf(a[0]) - this.categories.indexOf(b[0]));
     } else {
       for (const s of this.series) s.points.sort((a, b) => a[0] - b[0]);
-      this.xDomain = validDomain(msg.x?.domain);
+      this.view = validView(msg.view);
+      this.xDomain = validDomain(msg.x?.domain) ?? (this.view && [this.view.from, this.view.to]);
+      if (!this.view) this.liveDomain = this.xDomain;
     }
     this.yDomain = validDomain(msg.y?.domain);
     this.selection = normaliseSelection(msg.selection);
@@ -72,6 +78,9 @@ export class ChartModel {
   /**
    * Applies an `append`: upserts points (in x order for continuous axes, by
    * category otherwise), evicts points before `evictBefore`, updates domains.
+   * Its domains are the live window's: while zoomed the x domain drawn stays
+   * the view's, and its y domain only widens (a point arriving in the view is
+   * not drawn off the plot).
    * - Complexity: O(log n) search plus the array insertion per point.
    */
   applyAppend(msg) {
@@ -99,8 +108,12 @@ export class ChartModel {
         if (keep > 0) s.points.splice(0, keep);
       }
     }
-    if (msg.x?.domain && this.kind !== 'category') this.xDomain = validDomain(msg.x.domain) ?? this.xDomain;
-    if (msg.y?.domain) this.yDomain = validDomain(msg.y.domain) ?? this.yDomain;
+    if (msg.x?.domain && this.kind !== 'category') {
+      this.liveDomain = validDomain(msg.x.domain) ?? this.liveDomain;
+      if (!this.view) this.xDomain = this.liveDomain;
+    }
+    const y = msg.y?.domain ? validDomain(msg.y.domain) : null;
+    if (y) this.yDomain = this.view && this.yDomain ? widen(this.yDomain, y) : y;
     this.seq = msg.seq ?? this.seq;
     this.#touch();
   }
@@ -111,7 +124,7 @@ export class ChartModel {
     this.seq = msg.seq ?? this.seq;
   }
 
-  /** The x domain used for drawing: the server's, or the data's extent. */
+  /** The x domain used for drawing: the server's (the view's while zoomed), or the data's extent. */
   get domain() {
     if (this.xDomain) return this.xDomain;
     let lo = Infinity;
@@ -164,6 +177,19 @@ function validDomain(domain) {
   if (!Array.isArray(domain) || domain.length !== 2) return null;
   const [a, b] = domain.map(Number);
   return Number.isFinite(a) && Number.isFinite(b) ? [a, b] : null;
+}
+
+/** A snapshot's `view` as `{from, to}`, or null (absent, or not a domain). */
+function validView(view) {
+  const domain = validDomain([view?.from, view?.to]);
+  return domain && domain[0] < domain[1] ? { from: domain[0], to: domain[1] } : null;
+}
+
+/** The smallest domain holding both, in the first's orientation. */
+function widen(a, b) {
+  const lo = Math.min(a[0], a[1], b[0], b[1]);
+  const hi = Math.max(a[0], a[1], b[0], b[1]);
+  return a[0] <= a[1] ? [lo, hi] : [hi, lo];
 }
 
 function normaliseSelection(sel) {

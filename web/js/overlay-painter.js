@@ -3,7 +3,10 @@
  * hover (band or rule plus an annotation on the side the server chose), the
  * scrub (rule, capsule, highlighted bar), the dragged range and the pin.
  * Lines, points and areas get the same markers: a rule and a dot per value.
- * Positions come from the server's fractions, mirrored for right-to-left.
+ * Positions come from the server's fractions (those of the live window),
+ * mirrored for right-to-left; while this viewer is zoomed they come from the
+ * selections' data values through its view's domain instead, and what lies
+ * outside the view is left out (a range is cut at its edges).
  */
 
 import { fractionToPixel, bandToPixels, categoryBand, yScale } from './geometry.js';
@@ -36,10 +39,38 @@ export function paintOverlay(ctx, model, size, plot, rtl, theme, viewerOf, maxHo
   const sel = model.selection;
   if (sel.range) paintRange(env, sel.range);
   const cap = Number.isFinite(maxHovers) && maxHovers > 0 ? Math.floor(maxHovers) : V1_LIMITS.maxHovers;
-  const hovers = sel.hovers.slice(0, cap);
+  const hovers = sel.hovers.slice(0, cap).filter((h) => placed(env, h.x, h.fraction) !== null);
   for (let i = hovers.length - 1; i >= 0; i -= 1) paintHover(env, hovers[i], i);
-  if (sel.scrub) paintScrub(env, sel.scrub);
-  if (sel.pin) paintPin(env, sel.pin);
+  if (sel.scrub && placed(env, sel.scrub.x, sel.scrub.fraction) !== null) paintScrub(env, sel.scrub);
+  if (sel.pin && placed(env, sel.pin.x, sel.pin.fraction) !== null) paintPin(env, sel.pin);
+}
+
+/** How far a view's edge may be from a mark still drawn on it, as a fraction of the plot. */
+const VIEW_EDGE = 1e-6;
+
+/**
+ * The data-order fraction a selection at `x` is drawn at: the server's `fraction` while live,
+ * `x` through the view's domain while zoomed (null when outside it).
+ */
+function placed(env, x, fraction) {
+  const { model } = env;
+  if (!model.view || model.kind === 'category') return fraction ?? 0;
+  const f = model.fractionOf(x);
+  return Number.isFinite(f) && f >= -VIEW_EDGE && f <= 1 + VIEW_EDGE ? f : null;
+}
+
+/**
+ * A range's ends as data-order fractions: the server's while live; while zoomed, `from`/`to`
+ * through the view cut at its edges (null when the range lies outside the view).
+ */
+function rangeFractions(env, range) {
+  const { model } = env;
+  if (!model.view || model.kind === 'category') return [clamp(range.fromFraction ?? 0, 0, 1), clamp(range.toFraction ?? 0, 0, 1)];
+  const a = model.fractionOf(range.from);
+  const b = model.fractionOf(range.to);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return null;
+  if (Math.max(a, b) < -VIEW_EDGE || Math.min(a, b) > 1 + VIEW_EDGE) return null;
+  return [clamp(a, 0, 1), clamp(b, 0, 1)];
 }
 
 /** The pixel span of the mark at `x` with server fraction `fraction`. */
@@ -63,7 +94,7 @@ function paintHover(env, hover, stackIndex) {
   const { ctx, model, plot, rtl, theme, viewerOf, size } = env;
   const viewer = viewerOf(hover.by);
   const color = viewer.color || theme.text;
-  const span = markSpan(env, hover.x, hover.fraction ?? 0);
+  const span = markSpan(env, hover.x, placed(env, hover.x, hover.fraction));
   if (span.band) {
     ctx.fillStyle = withAlpha(color, theme.dark ? 0.3 : 0.2);
     ctx.fillRect(span.left, plot.y, span.right - span.left, plot.height);
@@ -92,7 +123,7 @@ function paintScrub(env, scrub) {
   const { ctx, model, plot, theme, viewerOf, size, layout, y } = env;
   const viewer = viewerOf(scrub.by);
   const color = viewer.color || theme.text;
-  const span = markSpan(env, scrub.x, scrub.fraction ?? 0);
+  const span = markSpan(env, scrub.x, placed(env, scrub.x, scrub.fraction));
   ctx.fillStyle = theme.dim;
   ctx.fillRect(plot.x, plot.y - 4, span.left - plot.x, plot.height + 4);
   ctx.fillRect(span.right, plot.y - 4, plot.x + plot.width - span.right, plot.height + 4);
@@ -131,8 +162,10 @@ function paintScrub(env, scrub) {
 function paintRange(env, range) {
   const { ctx, model, plot, rtl, theme, viewerOf } = env;
   const color = viewerOf(range.by).color || theme.text;
-  const a = fractionToPixel(plot, clamp(range.fromFraction ?? 0, 0, 1), rtl);
-  const b = fractionToPixel(plot, clamp(range.toFraction ?? 0, 0, 1), rtl);
+  const fractions = rangeFractions(env, range);
+  if (!fractions) return;
+  const a = fractionToPixel(plot, fractions[0], rtl);
+  const b = fractionToPixel(plot, fractions[1], rtl);
   const left = Math.min(a, b);
   const width = Math.max(1, Math.abs(b - a));
   ctx.fillStyle = withAlpha(color, 0.18);
@@ -156,7 +189,7 @@ function paintRange(env, range) {
 function paintPin(env, pin) {
   const { ctx, model, plot, theme, viewerOf, size } = env;
   const viewer = viewerOf(pin.by);
-  const span = markSpan(env, pin.x, pin.fraction ?? 0);
+  const span = markSpan(env, pin.x, placed(env, pin.x, pin.fraction));
   const lineX = span.centre;
   rule(ctx, lineX, plot, theme.axis, 2);
   valueDots(env, pin.x, pin.values, lineX);

@@ -1,8 +1,10 @@
 /**
  * One chart's panel: title, last-update time, a base canvas (marks, repainted
- * only on data, size or theme change), an overlay canvas (the shared
- * selection, and the element that takes pointer and keyboard input), the
- * selection status text and the range summary.
+ * only on data, size, view or theme change), an overlay canvas (the shared
+ * selection, and the element that takes pointer, wheel and keyboard input),
+ * the selection status text and the range summary. A time or linear chart
+ * zooms per viewer (`zoom.js`); while its snapshot carries a `view` the header
+ * shows a "Zoomed" badge, a button that returns the plot to live.
  *
  * A panel lives from its chart's first mention (`welcome` or `chart`) until
  * the chart is removed: `destroy()` takes its element out and stops its
@@ -15,7 +17,8 @@ import { paintBase } from './base-painter.js';
 import { paintOverlay } from './overlay-painter.js';
 import { describeSelection, describeChart, renderRangeSummary } from './describe.js';
 import { attachInput } from './input.js';
-import { formatClock } from './format.js';
+import { formatClock, formatX } from './format.js';
+import { ZoomControl } from './zoom.js';
 
 /** A chart panel bound to a model. */
 export class ChartPanel {
@@ -37,7 +40,19 @@ export class ChartPanel {
     this.frame = 0;
     this.destroyed = false;
     this.#build();
-    this.detachInput = attachInput(this.overlay, model.spec.id, (msg) => env.send(msg), () => env.rtl);
+    const input = attachInput(this.overlay, model.spec.id, (msg) => env.send(msg), () => env.rtl,
+      () => this.zoom.pinching);
+    this.detachInput = input.detach;
+    this.zoom = new ZoomControl(this.overlay, model, {
+      send: (msg) => env.send(msg),
+      rtl: env.rtl,
+      plot: () => this.plot,
+      cancelPress: input.cancelPress,
+    });
+    this.zoomBadge.addEventListener('click', () => {
+      // The badge hides once live: keyboard focus goes back to the chart rather than the page.
+      if (this.zoom.goLive() && document.activeElement === this.zoomBadge) this.overlay.focus();
+    });
     this.observer = new ResizeObserver((entries) => this.#resized(entries[entries.length - 1].contentRect));
     this.observer.observe(this.box);
   }
@@ -47,17 +62,35 @@ export class ChartPanel {
     return this.model.spec.id;
   }
 
-  /** Replaces the title and labels after a new spec (`welcome` or `chart`). */
+  /**
+   * Replaces the title and labels after a new spec (`welcome` or `chart`). The server shows
+   * the live window of a new connection or a replaced chart, so any zoom asked for is forgotten.
+   */
   refreshSpec() {
     this.title.textContent = this.model.spec.title ?? this.id;
-    this.overlay.setAttribute('aria-label', `${this.model.spec.title ?? this.id}. Interactive chart: arrow keys move the selection, Shift+arrows extend it, Enter pins, Escape clears.`);
+    const zoomable = (this.model.spec.x?.kind ?? 'category') !== 'category';
+    const zoomHelp = zoomable ? ' Plus and minus keys or the wheel zoom; double-click or the Zoomed button returns to live.' : '';
+    this.overlay.setAttribute('aria-label', `${this.model.spec.title ?? this.id}. Interactive chart: arrow keys move the selection, Shift+arrows extend it, Enter pins, Escape clears.${zoomHelp}`);
+    this.zoom?.reset();
     this.dataChanged();
   }
 
   /** Marks the data changed: base, overlay and texts repaint next frame. */
   dataChanged() {
     this.baseDirty = true;
+    this.#updateZoomBadge();
     this.selectionChanged();
+  }
+
+  /** A snapshot arrived (its `view`, if any, is in the model): settles the zoom asked for and repaints. */
+  snapshotApplied() {
+    this.zoom.answered();
+    this.dataChanged();
+  }
+
+  /** The server refused a message with `ref`: a refused `view` is forgotten. */
+  refused(ref) {
+    this.zoom.refused(ref);
   }
 
   /** Marks the selection (or the viewers' names and colours) changed. */
@@ -95,6 +128,7 @@ export class ChartPanel {
     this.destroyed = true;
     this.observer.disconnect();
     this.detachInput();
+    this.zoom.destroy();
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     this.element.remove();
@@ -113,7 +147,12 @@ export class ChartPanel {
     this.updated = document.createElement('span');
     this.updated.className = 'updated';
     this.updated.textContent = 'Waiting for data…';
-    head.append(this.title, this.updated);
+    this.zoomBadge = document.createElement('button');
+    this.zoomBadge.type = 'button';
+    this.zoomBadge.className = 'zoom-badge';
+    this.zoomBadge.hidden = true;
+    this.zoomBadge.textContent = 'Zoomed — double-click to return to live';
+    head.append(this.title, this.zoomBadge, this.updated);
     this.box = document.createElement('div');
     this.box.className = 'chart-box';
     this.base = document.createElement('canvas');
@@ -155,6 +194,19 @@ export class ChartPanel {
     this.plot = plotFrame(width, height, this.env.rtl);
     this.sendViewport();
     this.dataChanged();
+  }
+
+  /** Shows the "Zoomed" badge while the model holds a view (its title names the view's span). */
+  #updateZoomBadge() {
+    const view = this.model.view;
+    const key = view ? `${view.from}:${view.to}` : '';
+    if (key === this.badgeKey) return;
+    this.badgeKey = key;
+    this.zoomBadge.hidden = !view;
+    this.element.classList.toggle('zoomed', Boolean(view));
+    this.zoomBadge.title = view
+      ? `Not live: showing ${formatX(view.from, this.model.kind)} – ${formatX(view.to, this.model.kind)}. Press or double-click the chart to return to live.`
+      : '';
   }
 
   #schedule() {
