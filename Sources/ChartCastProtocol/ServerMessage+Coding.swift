@@ -24,7 +24,8 @@ extension ServerMessage {
             w.key("seq"); w.number(m.seq)
             w.key("x"); m.x.encode(into: &w)
             w.key("y"); Self.encodeY(m.y, into: &w)
-            w.key("series"); SeriesData.encode(m.series, into: &w)
+            // The selection and the view before the series: the bulk of a big snapshot comes
+            // last, so a reader of the envelope (ServerMessageHeader) stops before it.
             w.key("selection"); m.selection.encode(into: &w)
             if let view = m.view {
                 w.key("view"); w.beginObject()
@@ -32,6 +33,7 @@ extension ServerMessage {
                 w.key("to"); w.number(view.upperBound)
                 w.endObject()
             }
+            w.key("series"); SeriesData.encode(m.series, into: &w)
         case .append(let m):
             w = JSONWriter(capacity: 128 + 64 * m.points.count)
             w.beginObject()

@@ -10,6 +10,10 @@ public struct ServerMessageHeader {
     /// states are equal bytes).
     public static let selectionStateMembers = ["hovers", "scrub", "range", "pin"]
 
+    /// How many members the server writes before a snapshot's `series` and `view`: `type`,
+    /// `chart`, `seq`, `x`, `y`, `selection`.
+    static let snapshotEnvelopeMembers = 6
+
     /// The message kinds of protocol v1.
     public enum Kind: Equatable, Sendable {
         case welcome, snapshot, append, selection, viewers, error, chart, chartRemoved, ack
@@ -23,14 +27,22 @@ public struct ServerMessageHeader {
     /// Scans `bytes`; nil when they are not a JSON object.
     ///
     /// An `append` (which can be large) is scanned only as far as its `type`, `chart` and `seq`,
-    /// the members the server writes first; every other kind, and an append written in another
-    /// order, is scanned whole.
+    /// the members the server writes first; a `snapshot` only up to its `series`, which the
+    /// server writes last; every other kind, and messages written in another order, whole.
     public init?(_ bytes: [UInt8]) {
         guard let prefix = JSONMemberScanner(bytes, maxMembers: 3) else { return nil }
-        if !prefix.complete, Self.kind(of: prefix) == .append,
+        let kind = Self.kind(of: prefix)
+        if !prefix.complete, kind == .append,
            prefix.stringContent("chart") != nil, prefix.integer("seq") != nil {
             self.fields = prefix
             self.kind = .append
+            return
+        }
+        if !prefix.complete, kind == .snapshot,
+           let envelope = JSONMemberScanner(bytes, maxMembers: Self.snapshotEnvelopeMembers),
+           envelope.value("selection") != nil, envelope.stringContent("chart") != nil, envelope.integer("seq") != nil {
+            self.fields = envelope
+            self.kind = .snapshot
             return
         }
         guard let fields = prefix.complete ? prefix : JSONMemberScanner(bytes) else { return nil }

@@ -94,8 +94,8 @@ extension ServerCore {
 
     // MARK: Writes
 
-    /// Applies validated points to a live chart: one `append` to every viewer (or, for a write
-    /// bigger than `maxAppendPoints`, a fresh snapshot instead), the selection brought up to
+    /// Applies validated points to a live chart: one `append` to every viewer (or a fresh
+    /// snapshot, see `ChartChannel.apply`), the selection brought up to
     /// date. Returns the chart's `seq` after the write.
     /// - Throws: `StoreMismatch` when the batch was validated against another state of the chart
     ///   (nothing applied).

@@ -61,4 +61,25 @@ final class JSONMemberScannerTests: XCTestCase {
         XCTAssertTrue(full.fields.complete)
         XCTAssertNotNil(full.selectionState?.value("pin"))
     }
+
+    func testAHeaderStopsBeforeASnapshotsSeriesButReadsItsSelection() throws {
+        let points = (0..<2_000).map { DataPoint(x: .number(Double($0)), y: 1) }
+        let message = ServerMessage.snapshot(.init(chart: "big", seq: 7, x: XAxis(kind: .linear, domain: .numeric(0, 1_999)),
+                                                   y: 0...1, series: [SeriesData(name: "v", points: points)],
+                                                   selection: .empty, view: 0...1_999))
+        let bytes = message.encode()
+        let header = try XCTUnwrap(ServerMessageHeader(bytes))
+        XCTAssertEqual(header.kind, .snapshot)
+        XCTAssertEqual(header.seq, 7)
+        XCTAssertEqual(header.chart.map { String(decoding: bytes[$0], as: UTF8.self) }, "big")
+        XCTAssertNotNil(header.selectionState?.value("hovers"))
+        XCTAssertFalse(header.fields.complete, "the series were not scanned")
+        XCTAssertLessThan(header.fields.scannedTo, 200)
+        XCTAssertEqual(try ServerMessage.decode(bytes), message, "the order does not change what it says")
+        // A snapshot written with its series first is still read, whole.
+        let reordered = Array(#"{"type":"snapshot","chart":"c","seq":3,"series":[],"x":{"kind":"linear","domain":[0,1]},"y":{"domain":[0,1]},"selection":{"hovers":[],"scrub":null,"range":null,"pin":null}}"#.utf8)
+        let other = try XCTUnwrap(ServerMessageHeader(reordered))
+        XCTAssertEqual(other.kind, .snapshot)
+        XCTAssertNotNil(other.selectionState?.value("pin"))
+    }
 }

@@ -47,7 +47,7 @@ final class ServerMessageTests: XCTestCase {
                                                          DataPoint(x: .category("February"), y: 2000)])],
             selection: .empty)
         XCTAssertEqual(String(decoding: ServerMessage.snapshot(snapshot).encode(), as: UTF8.self), #"""
-        {"type":"snapshot","chart":"sales","seq":7,"x":{"kind":"category","domain":["January","February"]},"y":{"domain":[0,2500]},"series":[{"name":"Coffee","points":[["January",1800],["February",2000]]}],"selection":{"hovers":[],"scrub":null,"range":null,"pin":null}}
+        {"type":"snapshot","chart":"sales","seq":7,"x":{"kind":"category","domain":["January","February"]},"y":{"domain":[0,2500]},"selection":{"hovers":[],"scrub":null,"range":null,"pin":null},"series":[{"name":"Coffee","points":[["January",1800],["February",2000]]}]}
         """#)
     }
 
