@@ -3,7 +3,7 @@ SWIFT ?= swift
 PYTHON ?= /usr/bin/python3
 ARGS ?=
 
-.PHONY: run build release test unit-test browser-test bench microbench deps deps-test clean
+.PHONY: run build release test unit-test browser-test screenshot bench microbench deps deps-test clean
 
 deps:
 	@scripts/install-deps.sh run
@@ -34,6 +34,12 @@ unit-test: deps-test
 browser-test: deps-test
 	$(SWIFT) build --product chartcast
 	CHARTCAST_BIN=$(CURDIR)/.build/debug/chartcast $(PYTHON) Tests/browser/test_dashboard.py
+
+## Runs the page tests and keeps their screenshot as docs/screenshot.png (the README's).
+screenshot: deps-test
+	$(SWIFT) build --product chartcast
+	CHARTCAST_BIN=$(CURDIR)/.build/debug/chartcast CHARTCAST_SCREENSHOT=$(CURDIR)/docs/screenshot.png \
+		$(PYTHON) Tests/browser/test_dashboard.py
 
 ## Side-by-side load benchmark against libwebsockets-test-server (minutes; not part of `make test`).
 bench:
