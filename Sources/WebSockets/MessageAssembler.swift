@@ -24,6 +24,11 @@ struct MessageAssembler {
     private var inMessage = false
     private var isBinary = false
     private var discarding = false
+    /// Bytes of the current frame still to come, as of the last chunk.
+    private var remainingInCurrentFrame = 0
+    /// The most bytes of an oversize message worth reading and dropping before a close: a peer
+    /// claiming more (a header saying 2^62 bytes) is closed at once.
+    static let maxDrainBytes = 1 << 20
 
     init(maxMessageSize: Int) {
         self.maxMessageSize = max(0, maxMessageSize)
@@ -31,6 +36,11 @@ struct MessageAssembler {
 
     /// True while the bytes of an oversize message are being dropped.
     var isDiscarding: Bool { return discarding }
+
+    /// True while an oversize message is being dropped and the rest of its frame is small enough
+    /// to read before closing (closing with unread bytes resets the connection, losing what
+    /// was written before the close).
+    var closeWaitsForRest: Bool { return discarding && remainingInCurrentFrame <= MessageAssembler.maxDrainBytes }
 
     /// Bytes held for the message in progress.
     var bufferedCount: Int { return buffer.count }
@@ -50,6 +60,7 @@ struct MessageAssembler {
             discarding = false
             buffer = []
         }
+        remainingInCurrentFrame = max(0, remainingInFrame)
         var event = Event.none
         if !discarding {
             let expected = buffer.count + chunk.count + max(0, remainingInFrame)

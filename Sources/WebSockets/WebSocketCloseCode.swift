@@ -20,4 +20,13 @@ public enum WebSocketCloseCode {
         default: return normal
         }
     }
+
+    /// Whether a peer may have sent `code` in a close frame (RFC 6455 §7.4 and the IANA
+    /// registry): 1000–1003, 1007–1014 and 3000–4999.
+    public static func isValidReceived(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: return true
+        default: return false
+        }
+    }
 }

@@ -64,7 +64,16 @@ extension WebSocketServer {
             // abandoned, and a responder still holding it finds nothing.
             session.detachExchange()
             return 0
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            return filterConnection(user)
+        case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            admitConnection(wsi)
+            return 0
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            sanitizePeerClose(input, length: length)
+            return 0
         case LWS_CALLBACK_WSI_DESTROY:
+            admission.release(wsi)
             // The last callback with this user data; normally both slots are empty by now.
             session.detachExchange()
             closed(session.detachConnection())
@@ -88,6 +97,8 @@ extension WebSocketServer {
         } else if path != configuration.webSocketPath {
             WebSocketLog.log(.debug, "refusing WebSocket upgrade on \(path)")
             refusal = .text("no WebSocket endpoint here\n", status: 404)
+        } else if let full = webSocketCapRefusal() {
+            refusal = full
         } else {
             refusal = delegate?.webSocketServer(self, shouldAcceptUpgrade: headReader.request(wsi, method: "GET", path: path))
         }
@@ -130,6 +141,8 @@ extension WebSocketServer {
         }
         nextConnectionID += 1
         connections[connection.id] = connection
+        // Arms the idle timer: a ping after `pingInterval` of silence, a hang-up after `idleTimeout`.
+        lws_validity_confirmed(wsi)
         delegate?.webSocketServer(self, didOpen: connection)
         if isShuttingDown {
             connection.close(code: shutdownCloseCode, reason: "server shutting down")
@@ -139,6 +152,7 @@ extension WebSocketServer {
 
     /// `RECEIVE`: one chunk into the assembler; a whole message goes to the delegate.
     private func received(_ connection: WebSocketConnection, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
+        lws_validity_confirmed(wsi)  // a peer that talks is alive: the idle timer starts over
         let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length > 0 ? length : 0)
         let event = connection.assembler.append(chunk,
                                                 binary: lws_frame_is_binary(wsi) != 0,
@@ -146,7 +160,7 @@ extension WebSocketServer {
                                                 remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
         if connection.pendingClose != nil {
             // A close waiting for the rest of an oversize message can go out now (see `writable`).
-            if !connection.assembler.isDiscarding { connection.requestWrite() }
+            if !connection.assembler.closeWaitsForRest { connection.requestWrite() }
             return
         }
         switch event {
@@ -184,8 +198,9 @@ extension WebSocketServer {
         // Closing while the peer is still sending an oversize message would reset the
         // connection and lose the frames written before the close (the peer's kernel drops
         // its receive buffer on a reset). Wait until the rest has been read and dropped;
-        // `received` re-arms then, and the close timeout bounds a peer that never stops.
-        if connection.assembler.isDiscarding { return 0 }
+        // `received` re-arms then, and the close timeout bounds a peer that never stops. A frame
+        // claiming more than `MessageAssembler.maxDrainBytes` is not waited for.
+        if connection.assembler.closeWaitsForRest { return 0 }
         var reason = close.reason
         reason.withUnsafeMutableBufferPointer { buffer in
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), buffer.baseAddress, buffer.count)

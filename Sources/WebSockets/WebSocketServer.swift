@@ -38,6 +38,12 @@ public final class WebSocketServer {
     /// Set once shutdown began. - Note: service thread only.
     var isShuttingDown = false
     var shutdownCloseCode: UInt16 = 1001
+    /// Connections per address and refusal logs. - Note: service thread only.
+    let admission = ConnectionAdmission()
+    /// The peer of the connection accepted last, until its wsi exists. - Note: service thread only.
+    var pendingPeerAddress: String?
+    /// The process's file-descriptor limit, as the context was sized for it.
+    var fileDescriptorLimit = 1024
 
     /// Prepares a server; nothing is bound until `start()`.
     /// - Parameters:
@@ -102,6 +108,7 @@ public final class WebSocketServer {
             options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         }
         info.options = options
+        applyLimits(to: &info, allocations: allocations, fileLimit: fileLimit)
 
         guard let context = lws_create_context(&info) else {
             throw WebSocketError.listenFailed("cannot listen on \(where_): libwebsockets could not create the listener")

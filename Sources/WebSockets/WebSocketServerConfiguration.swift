@@ -37,6 +37,8 @@ public struct WebSocketServerConfiguration {
     /// Frames still written after a close was queued before the close goes out regardless, so
     /// a delegate that always has more cannot hold a close back.
     public var maxFramesAfterClose: Int = 64
+    /// Limits and timeouts against clients that hold resources (see `WebSocketServer+Limits.swift`).
+    public var limits = WebSocketServerLimits()
     /// Name of the service thread (visible in debuggers and `top -H`).
     public var threadName: String = "ws-server"
 

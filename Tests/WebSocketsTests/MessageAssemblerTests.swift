@@ -35,6 +35,16 @@ final class MessageAssemblerTests: XCTestCase {
         XCTAssertEqual(assembler.bufferedCount, 0)
     }
 
+    func testACloseWaitsOnlyForAReasonableRest() {
+        var assembler = MessageAssembler(maxMessageSize: 100)
+        XCTAssertEqual(assembler.append([1], binary: true, final: false, remainingInFrame: 1000), .exceededLimit)
+        XCTAssertTrue(assembler.closeWaitsForRest, "1000 more bytes are read and dropped before closing")
+        var absurd = MessageAssembler(maxMessageSize: 100)
+        XCTAssertEqual(absurd.append([1], binary: true, final: false, remainingInFrame: 1 << 62), .exceededLimit)
+        XCTAssertTrue(absurd.isDiscarding)
+        XCTAssertFalse(absurd.closeWaitsForRest, "a frame claiming 2^62 bytes is not waited for")
+    }
+
     func testMessageAtExactlyTheLimitIsAccepted() {
         var assembler = MessageAssembler(maxMessageSize: 3)
         XCTAssertEqual(assembler.append([1, 2, 3], binary: false, final: true), .message(.text([1, 2, 3])))

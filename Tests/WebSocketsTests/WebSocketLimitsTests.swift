@@ -1,0 +1,140 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import WebSockets
+
+/// Limits and timeouts: slow request heads, silent WebSockets, the WebSocket cap and the
+/// per-address cap, each with an honest client that keeps being served.
+final class WebSocketLimitsTests: XCTestCase {
+    /// Raises this process's soft file limit to the hard one (thousands of test sockets).
+    private func raiseFileLimit(atLeast needed: Int) throws {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        try XCTSkipIf(Int(limit.rlim_cur) < needed, "the file limit (\(limit.rlim_cur)) is below the \(needed) sockets this test needs")
+    }
+
+    func testTwoThousandSlowClientsDoNotDelayAFreshOne() throws {
+        try raiseFileLimit(atLeast: 4600)
+        let (server, _, port) = try startServer { $0.limits.headerTimeout = 10 }
+        defer { server.shutdown(grace: 0.1) }
+        // Each sends part of a request line and a header, then nothing more.
+        var slow: [Int32] = []
+        defer { slow.forEach { close($0) } }
+        let partial = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+        for _ in 0..<2000 {
+            let fd = try loopbackSocket(port: port, timeout: 5)
+            _ = partial.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            slow.append(fd)
+        }
+        // Let the server accept and start parsing all of them.
+        Thread.sleep(forTimeInterval: 1)
+        var worst = 0.0
+        for _ in 0..<5 {
+            let start = Date()
+            XCTAssertEqual(try rawHTTP(port: port, path: "/healthz", timeout: 5).status, 200)
+            worst = max(worst, Date().timeIntervalSince(start))
+        }
+        print("/healthz beside 2,000 slow clients: worst of 5 took \(Int(worst * 1000)) ms")
+        XCTAssertLessThan(worst, 1.0, "a fresh client waits for no slow client's header table")
+    }
+
+    func testAClientThatNeverFinishesItsHeadIsClosedAfterTheHeaderTimeout() throws {
+        let (server, _, port) = try startServer { $0.limits.headerTimeout = 2 }
+        defer { server.shutdown(grace: 0.1) }
+        let slow = try RawHTTPConnection(port: port, timeout: 10)
+        slow.send(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8))
+        let start = Date()
+        XCTAssertTrue(slow.waitForClose(timeout: 8), "the server closes a head that never ends")
+        let waited = Date().timeIntervalSince(start)
+        XCTAssertGreaterThan(waited, 1.5, "not before the header timeout")
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz").status, 200)
+    }
+
+    func testASilentWebSocketIsPingedThenClosedWhileAnHonestOneStays() throws {
+        let (server, delegate, port) = try startServer {
+            $0.limits.pingInterval = 1
+            $0.limits.idleTimeout = 3
+        }
+        defer { server.shutdown(grace: 0.1) }
+        let honest = try BlockingWebSocketClient.connect(port: port)
+        // A raw client that completes the handshake and then never reads a ping nor sends a pong.
+        let silent = try RawWebSocket(port: port, subprotocol: testSubprotocol)
+        XCTAssertTrue(eventually { delegate.opened.count == 2 })
+        let ping = silent.readFrame()
+        XCTAssertEqual(ping?.opcode, 0x9, "the server pings a silent connection")
+        let start = Date()
+        XCTAssertTrue(silent.waitForEnd(timeout: 6), "and hangs up when no pong comes")
+        print("silent WebSocket closed \(String(format: "%.1f", Date().timeIntervalSince(start))) s after its ping")
+        XCTAssertTrue(eventually { delegate.closed.count == 1 })
+        // The honest client answered its pings (lws pongs automatically) and is still served.
+        Thread.sleep(forTimeInterval: 1)
+        honest.send(text: "still here")
+        XCTAssertEqual(try honest.receiveText(), "still here")
+        XCTAssertEqual(delegate.closed.count, 1)
+        honest.close()
+    }
+
+    func testHandshakesBeyondTheWebSocketCapAre503() throws {
+        let (server, delegate, port) = try startServer { $0.limits.maxWebSockets = 2 }
+        defer { server.shutdown(grace: 0.1) }
+        let first = try BlockingWebSocketClient.connect(port: port)
+        let second = try BlockingWebSocketClient.connect(port: port)
+        XCTAssertTrue(eventually { delegate.opened.count == 2 })
+        let refused = try RawHTTPConnection(port: port)
+        refused.send(method: "GET", path: "/ws", headers: ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Version: 13",
+                                                           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                                                           "Sec-WebSocket-Protocol: \(testSubprotocol)"])
+        let answer = try refused.readResponse()
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertEqual(answer.headers["retry-after"], "5")
+        XCTAssertEqual(answer.bodyText, "too many viewers\n")
+        XCTAssertTrue(refused.waitForClose())
+        XCTAssertEqual(delegate.opened.count, 2, "the refused handshake never opened")
+        // Those in are untouched; once one leaves, there is room again.
+        first.send(text: "in")
+        XCTAssertEqual(try first.receiveText(), "in")
+        second.close()
+        XCTAssertTrue(eventually { delegate.closed.count == 1 })
+        let third = try BlockingWebSocketClient.connect(port: port)
+        third.send(text: "room")
+        XCTAssertEqual(try third.receiveText(), "room")
+        first.close()
+        third.close()
+    }
+
+    func testConnectionsBeyondThePerAddressCapAreRefusedAtAccept() throws {
+        let (server, delegate, port) = try startServer { $0.limits.maxConnectionsPerAddress = 4 }
+        defer { server.shutdown(grace: 0.1) }
+        let viewer = try BlockingWebSocketClient.connect(port: port)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        var idle = try (0..<3).map { _ in try RawHTTPConnection(port: port) }
+        XCTAssertTrue(eventually { server.performAndWait(timeout: 1) { server.admission.count(for: "127.0.0.1") } == 4 })
+        let refused = try RawHTTPConnection(port: port)
+        let answer = try refused.readResponse()
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertTrue(answer.bodyText.contains("per-address"), answer.bodyText)
+        XCTAssertTrue(refused.waitForClose())
+        // The viewer in keeps being served; a closed connection makes room.
+        viewer.send(text: "served")
+        XCTAssertEqual(try viewer.receiveText(), "served")
+        idle.removeLast()
+        XCTAssertTrue(eventually { server.performAndWait(timeout: 1) { server.admission.count(for: "127.0.0.1") } == 3 })
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz").status, 200)
+        // Every connection is uncounted when it closes.
+        idle.removeAll()
+        viewer.close()
+        XCTAssertTrue(eventually { server.performAndWait(timeout: 1) { server.admission.total } == 0 })
+    }
+
+    func testRefusalsAreLoggedAtMostOnceASecondWithTheirCount() {
+        let admission = ConnectionAdmission()
+        XCTAssertNotNil(admission.refused(.perAddress, now: 100))
+        XCTAssertNil(admission.refused(.perAddress, now: 100.2))
+        XCTAssertNil(admission.refused(.perAddress, now: 100.9))
+        XCTAssertNotNil(admission.refused(.fileDescriptors, now: 100.9), "each reason has its own line")
+        let line = admission.refused(.perAddress, now: 101.0)
+        XCTAssertEqual(line, "refused 3 connections over the per-address connection cap in the last second(s)")
+    }
+}
