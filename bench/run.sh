@@ -112,7 +112,9 @@ for scenario in $SCENARIOS; do
     extra=()
     [ "$scenario" = ingest100 ] && extra=(--publishers 4 --points-per-second "${INGEST_RATE:-400000}" --batch-points 10000 --retention 3600)
     # History in a fresh directory per scenario: ingest100's writes are answered after their commit.
+    # Every viewer comes from 127.0.0.1: the caps (1,000 per address, 10,000 viewers) are raised.
     "${SERVER_PIN[@]}" "$BIN/chartcast" --port "$port" --log-level error --data "$WORK/data-$scenario" \
+        --max-per-address 30000 --max-viewers 30000 \
         >"$WORK/$scenario.chartcast.log" 2>&1 &
     SERVER_PID=$!
     wait_listening "$port"

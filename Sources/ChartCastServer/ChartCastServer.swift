@@ -59,6 +59,10 @@ public final class ChartCastServer {
         configuration.maxRequestBodyBytes = ServerCore.maxBodyBytes
         configuration.customRequestHeaders = ["Idempotency-Key"]
         configuration.permessageDeflate = options.deflate
+        configuration.limits.maxWebSockets = options.maxViewers
+        configuration.limits.maxConnectionsPerAddress = options.maxPerAddress
+        configuration.limits.pingInterval = options.pingInterval
+        configuration.limits.idleTimeout = options.idleTimeout
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         self.server = server
         core.isOwningThread = { [weak server] in server?.isServiceThreadOrIdle ?? false }

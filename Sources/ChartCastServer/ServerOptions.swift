@@ -25,6 +25,14 @@ public struct ServerOptions: Equatable, Sendable {
     /// Seconds between retention sweeps of the history store while the server runs (it also
     /// sweeps once at start).
     public var historySweepInterval: Double = 60
+    /// Open WebSockets at most; handshakes beyond are answered 503.
+    public var maxViewers: Int = 10_000
+    /// Open connections (HTTP and WebSocket) from one IP address at most; more are refused at accept.
+    public var maxPerAddress: Int = 1_000
+    /// Seconds of WebSocket silence before a ping.
+    public var pingInterval: Int = 30
+    /// Seconds of WebSocket silence (no message, no pong) before the server hangs up.
+    public var idleTimeout: Int = 75
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -89,6 +97,12 @@ extension ServerOptions {
                            chart get 404 instead of creating one
       --data DIR|none      history store directory           CHARTCAST_DATA       (default chartcast-data
                                                                                    in the working directory)
+      --max-viewers N      open WebSockets at most (503      CHARTCAST_MAX_VIEWERS (default 10000)
+                           beyond)
+      --max-per-address N  connections from one IP address   CHARTCAST_MAX_PER_ADDRESS (default 1000)
+                           at most (refused beyond)
+      --ping-interval S    ping a WebSocket silent S seconds CHARTCAST_PING_INTERVAL (default 30)
+      --idle-timeout S     close a WebSocket silent S seconds CHARTCAST_IDLE_TIMEOUT (default 75)
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -146,6 +160,16 @@ extension ServerOptions {
                 guard !value.isEmpty else { throw OptionsError(description: "--data needs a directory, or none") }
                 options.dataDirectory = value == "none" ? nil : value
                 dataGiven = true
+            case "max-viewers", "max-per-address":
+                guard let count = Int(value), (1...1_000_000).contains(count) else {
+                    throw OptionsError(description: "--\(name) must be an integer from 1 to 1000000, got \"\(value)\"")
+                }
+                if name == "max-viewers" { options.maxViewers = count } else { options.maxPerAddress = count }
+            case "ping-interval", "idle-timeout":
+                guard let seconds = Int(value), (1...3600).contains(seconds) else {
+                    throw OptionsError(description: "--\(name) must be a whole number of seconds from 1 to 3600, got \"\(value)\"")
+                }
+                if name == "ping-interval" { options.pingInterval = seconds } else { options.idleTimeout = seconds }
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -156,7 +180,7 @@ extension ServerOptions {
             }
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
-                     "no-auto-create", "data"]
+                     "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout"]
         let switches: Set<String> = ["deflate", "no-auto-create"]
         for name in names {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
@@ -190,6 +214,9 @@ extension ServerOptions {
             }
         }
         if !dataGiven { options.dataDirectory = ServerOptions.defaultDataDirectory }
+        guard options.idleTimeout > options.pingInterval else {
+            throw OptionsError(description: "--idle-timeout (\(options.idleTimeout)) must be longer than --ping-interval (\(options.pingInterval))")
+        }
         return .run(options)
     }
 

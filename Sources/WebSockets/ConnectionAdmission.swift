@@ -44,8 +44,9 @@ final class ConnectionAdmission {
     /// reason, counting the refusals since the previous one).
     func refused(_ reason: Refusal, now: Double = ProcessInfo.processInfo.systemUptime) -> String? {
         var log = logs[reason] ?? RateLimitedLog()
-        let line = log.record(now: now).map { count in
-            "refused \(count) connection\(count == 1 ? "" : "s") \(reason.rawValue) in the last second(s)"
+        let line = log.record(now: now).map { count, since in
+            "refused \(count) connection\(count == 1 ? "" : "s") \(reason.rawValue)"
+                + (since.isFinite ? String(format: " in the last %.1f s", since) : "")
         }
         logs[reason] = log
         return line
@@ -59,13 +60,15 @@ struct RateLimitedLog {
     private var lastLine: Double = -.infinity
     private var pending = 0
 
-    /// Counts one event; returns the number of events since the previous line when a line is
-    /// due now, nil when this event is folded into the next one.
-    mutating func record(now: Double) -> Int? {
+    /// Counts one event; when a line is due now, the number of events since the previous line
+    /// and the seconds since it (infinite for the first); nil when this event is folded into
+    /// the next line.
+    mutating func record(now: Double) -> (count: Int, since: Double)? {
         pending += 1
-        guard now - lastLine >= interval else { return nil }
+        let since = now - lastLine
+        guard since >= interval else { return nil }
         lastLine = now
         defer { pending = 0 }
-        return pending
+        return (pending, since)
     }
 }

@@ -135,6 +135,6 @@ final class WebSocketLimitsTests: XCTestCase {
         XCTAssertNil(admission.refused(.perAddress, now: 100.9))
         XCTAssertNotNil(admission.refused(.fileDescriptors, now: 100.9), "each reason has its own line")
         let line = admission.refused(.perAddress, now: 101.0)
-        XCTAssertEqual(line, "refused 3 connections over the per-address connection cap in the last second(s)")
+        XCTAssertEqual(line, "refused 3 connections over the per-address connection cap in the last 1.0 s")
     }
 }
