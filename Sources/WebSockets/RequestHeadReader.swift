@@ -26,6 +26,9 @@ struct RequestHeadReader {
         (WSI_TOKEN_OPTIONS_URI, "OPTIONS"),
     ]
 
+    /// The tokens a request target can be filed under (one per method).
+    static var uriTokens: [lws_token_indexes] { methodTokens.map { $0.0 } }
+
     /// Custom header names as libwebsockets matches them: lower-cased, with the colon.
     private let customNames: [(name: String, key: [CChar])]
 
@@ -36,6 +39,15 @@ struct RequestHeadReader {
             guard !name.isEmpty, seen.insert(name).inserted else { return nil }
             return (name, Array((name + ":").utf8CString.dropLast()))
         }
+    }
+
+    /// Bytes of the configured custom headers' values present.
+    func customHeaderBytes(_ wsi: OpaquePointer) -> Int {
+        var total = 0
+        for (_, key) in customNames {
+            total += max(0, Int(lws_hdr_custom_length(wsi, key, Int32(key.count))))
+        }
+        return total
     }
 
     /// The request's method, nil for one libwebsockets does not name.

@@ -69,6 +69,8 @@ extension WebSocketServer {
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
             admitConnection(wsi)
             return 0
+        case LWS_CALLBACK_RAW_ADOPT:
+            return refuseRawConnection(wsi)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             sanitizePeerClose(input, length: length)
             return 0
@@ -97,6 +99,8 @@ extension WebSocketServer {
         } else if path != configuration.webSocketPath {
             WebSocketLog.log(.debug, "refusing WebSocket upgrade on \(path)")
             refusal = .text("no WebSocket endpoint here\n", status: 404)
+        } else if let tooLarge = headRefusal(wsi) {
+            refusal = tooLarge
         } else if let full = webSocketCapRefusal() {
             refusal = full
         } else {

@@ -42,7 +42,8 @@ extension WebSocketServer {
         let method = RequestHeadReader.method(wsi)
         let path = RequestHeadReader.path(wsi, input: input, length: length, method: method)
         let request = headReader.request(wsi, method: method ?? "UNKNOWN", path: path)
-        let plan = method == nil ? .refuse(.text("method not implemented\n", status: 501)) : bodyPlan(for: request)
+        let plan = method == nil ? .refuse(.text("method not implemented\n", status: 501))
+            : headRefusal(wsi).map(BodyPlan.refuse) ?? bodyPlan(for: request)
         let exchange = HTTPExchange(wsi: wsi, request: request, framing: .none, requestConsumed: false)
         guard session.attach(exchange) else {
             WebSocketLog.log(.error, "no per-session user data for an HTTP request; dropping it")

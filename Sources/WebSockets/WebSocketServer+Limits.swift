@@ -24,6 +24,17 @@ extension WebSocketServer {
         info.max_http_header_data = 0
         info.max_http_header_data2 = UInt32(max(1024, limits.headerBufferBytes))
         info.timeout_secs_ah_idle = UInt32(max(1, limits.headerTimeout))
+        // libwebsockets stops storing a header (or the target) at its token limit and reads on, so
+        // an oversize one is kept one byte over our bound — enough for `headRefusal` to see it.
+        let tokenLimits = allocations.array(of: lws_token_limits.self, count: 1)
+        withUnsafeMutableBytes(of: &tokenLimits.pointee.token_limit) { raw in
+            let slots = raw.bindMemory(to: UInt16.self)
+            for index in slots.indices { slots[index] = UInt16(clamping: limits.maxHeaderBytes + 1) }
+            for token in RequestHeadReader.uriTokens + [WSI_TOKEN_HTTP_URI_ARGS] where Int(token.rawValue) < slots.count {
+                slots[Int(token.rawValue)] = UInt16(clamping: limits.maxURIBytes + 1)
+            }
+        }
+        info.token_limits = UnsafePointer(tokenLimits)
         if limits.idleTimeout > 0 || limits.pingInterval > 0 {
             let policy = allocations.array(of: lws_retry_bo_t.self, count: 1)
             let hangup = limits.idleTimeout > 0 ? limits.idleTimeout : Int(UInt16.max)
@@ -75,6 +86,26 @@ extension WebSocketServer {
                             headers: [HTTPHeaderField(name: "Retry-After", value: "5")])
     }
 
+    /// The `414` for a request target over `maxURIBytes`, the `431` for header values over
+    /// `maxHeaderBytes`; nil for a head within both.
+    func headRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
+        let limits = configuration.limits
+        var target = Int(lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS))
+        for token in RequestHeadReader.uriTokens { target += Int(lws_hdr_total_length(wsi, token)) }
+        if target > limits.maxURIBytes {
+            WebSocketLog.log(.info, "refused a \(target)-byte request target")
+            return .text("request target over \(limits.maxURIBytes) bytes\n", status: 414)
+        }
+        var headerBytes = 0
+        for (token, _) in RequestHeadReader.headerTokens { headerBytes += Int(lws_hdr_total_length(wsi, token)) }
+        headerBytes += headReader.customHeaderBytes(wsi)
+        if headerBytes > limits.maxHeaderBytes {
+            WebSocketLog.log(.info, "refused \(headerBytes) bytes of request headers")
+            return .text("request headers over \(limits.maxHeaderBytes) bytes\n", status: 431)
+        }
+        return nil
+    }
+
     /// Answers `503` on a just-accepted socket that libwebsockets will close: reads what the
     /// client already sent (so the close is not a reset that would destroy the answer), writes
     /// the answer without blocking, and logs at most once a second.
@@ -88,6 +119,21 @@ extension WebSocketServer {
         if let line = admission.refused(reason) {
             WebSocketLog.log(.warn, line)
         }
+    }
+
+    /// `RAW_ADOPT`: libwebsockets 4.1 turns a `CONNECT` request into a raw socket with no
+    /// timeout (it would stay open, unanswered, forever). The server proxies nothing: it answers
+    /// `405` and closes. The request head was consumed, so the close does not reset the answer.
+    func refuseRawConnection(_ wsi: OpaquePointer) -> Int32 {
+        let body = "method not allowed: this server is no proxy\n"
+        let answer = "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        let fd = Int32(lws_get_socket_fd(wsi))
+        if fd >= 0 {
+            _ = answer.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        }
+        WebSocketLog.log(.info, "answered a CONNECT request with 405")
+        return -1
     }
 
     /// A peer's IP address from a `sockaddr_storage` (IPv4-mapped IPv6 as plain IPv4).

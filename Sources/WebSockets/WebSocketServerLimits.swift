@@ -19,11 +19,16 @@ public struct WebSocketServerLimits: Equatable, Sendable {
     /// File descriptors kept free: a connection accepted while fewer than this many remain
     /// below the process limit is answered `503` and closed at once.
     public var reservedFileDescriptors: Int = 32
-    /// The longest request target (path and query) read, in bytes; longer ones get `414`.
+    /// The longest request target (path and query) served, in bytes; longer ones get `414`.
     public var maxURIBytes: Int = 8192
-    /// The room libwebsockets gives one request head, in bytes. A head that does not fit (a
-    /// header flood, one enormous header) is closed without an answer by libwebsockets 4.1.
-    public var headerBufferBytes: Int = 16 * 1024
+    /// The most bytes of header values served; more get `431`. Counted over the headers
+    /// libwebsockets 4.1 knows by name (Cookie, User-Agent, Authorization, …) and the configured
+    /// `customRequestHeaders`: it cannot list other headers, which only the buffer bounds.
+    public var maxHeaderBytes: Int = 16 * 1024
+    /// The room libwebsockets gives one request head, in bytes (allocated per connection while
+    /// its head is read). A head that does not fit (a header flood, one enormous header) is
+    /// closed without an answer: libwebsockets 4.1 gives no chance to answer it.
+    public var headerBufferBytes: Int = 32 * 1024
 
     /// The defaults: no connection caps, 10 s for a request head, ping after 30 s, close after 75 s.
     public init() {}

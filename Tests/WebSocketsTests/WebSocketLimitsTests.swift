@@ -128,6 +128,28 @@ final class WebSocketLimitsTests: XCTestCase {
         XCTAssertTrue(eventually { server.performAndWait(timeout: 1) { server.admission.total } == 0 })
     }
 
+    func testLongTargetsAndLargeHeadersAre414And431AndConnectIs405() throws {
+        let (server, _, port) = try startServer {
+            $0.limits.maxURIBytes = 100
+            $0.limits.maxHeaderBytes = 200
+            $0.customRequestHeaders = ["X-Counted"]
+        }
+        defer { server.shutdown(grace: 0.1) }
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz?" + String(repeating: "a", count: 90)).status, 200)
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz?" + String(repeating: "a", count: 101)).status, 414)
+        XCTAssertEqual(try rawHTTP(port: port, path: "/" + String(repeating: "a", count: 5000)).status, 414)
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz", extraHeaders: ["Cookie: " + String(repeating: "c", count: 150)]).status, 200)
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz", extraHeaders: ["Cookie: " + String(repeating: "c", count: 5000)]).status, 431)
+        XCTAssertEqual(try rawHTTP(port: port, path: "/healthz", extraHeaders: ["X-Counted: " + String(repeating: "x", count: 300)]).status, 431,
+                       "configured custom headers count too")
+        let connect = try RawHTTPConnection(port: port)
+        connect.send(Array("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n".utf8))
+        let answer = try connect.readResponse()
+        XCTAssertEqual(answer.status, 405)
+        XCTAssertEqual(answer.headers["allow"], "GET, HEAD")
+        XCTAssertTrue(connect.waitForClose())
+    }
+
     func testRefusalsAreLoggedAtMostOnceASecondWithTheirCount() {
         let admission = ConnectionAdmission()
         XCTAssertNotNil(admission.refused(.perAddress, now: 100))
