@@ -16,9 +16,10 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
-        // The only module that imports CLibWebsockets: safe server and client API.
-        .target(name: "WebSockets", dependencies: ["CLibWebsockets"]),
-        // C shim over the Debian zlib package: gzip request bodies.
+        // The only module that imports CLibWebsockets: safe server and client API (and CZlib, to
+        // inflate permessage-deflate messages itself).
+        .target(name: "WebSockets", dependencies: ["CLibWebsockets", "CZlib"]),
+        // C shim over the Debian zlib package: gzip request bodies, permessage-deflate messages.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -37,7 +38,7 @@ let package = Package(
         // JSON reader/writer and every protocol v1 message, encode and decode. No I/O.
         .target(name: "ChartCastProtocol", dependencies: ["ChartEngine"]),
         // Write-body parsers and validators (JSON, CSV, line protocol, gzip). No I/O, no threads;
-        // the only module that imports CZlib.
+        // it imports CZlib for gzip bodies (WebSockets does for permessage-deflate).
         .target(name: "ChartCastIngest", dependencies: ["CZlib", "ChartEngine", "ChartCastProtocol"]),
         // The history store: one SQLite database, a storage thread with grouped commits, chunked
         // points, M4 reads, retention; the only module that imports CSQLite.

@@ -19,4 +19,10 @@ static inline int cc_deflate_init_gzip(z_streamp strm, int level) {
     return deflateInit2(strm, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
 }
 
+/* inflateInit2 with windowBits -MAX_WBITS: a raw deflate stream (no wrapper), as
+ * permessage-deflate (RFC 7692) carries it; the largest window inflates any smaller one. */
+static inline int cc_inflate_init_raw(z_streamp strm) {
+    return inflateInit2(strm, -MAX_WBITS);
+}
+
 #endif

@@ -35,10 +35,12 @@ final class CAllocations {
 
 extension CAllocations {
     /// The permessage-deflate extension table (plus terminator), living as long as this object.
-    func permessageDeflateExtensions() -> UnsafeMutablePointer<lws_extension> {
+    /// With `inflatesReceived` false, received messages pass through it compressed
+    /// (`permessageDeflateSendOnly`: the server inflates them itself).
+    func permessageDeflateExtensions(inflatesReceived: Bool = true) -> UnsafeMutablePointer<lws_extension> {
         let extensions = array(of: lws_extension.self, count: 2)
         extensions[0].name = UnsafePointer(string("permessage-deflate"))
-        extensions[0].callback = lws_extension_callback_pm_deflate
+        extensions[0].callback = inflatesReceived ? lws_extension_callback_pm_deflate : permessageDeflateSendOnly
         extensions[0].client_offer = UnsafePointer(string("permessage-deflate; client_max_window_bits"))
         return extensions
     }

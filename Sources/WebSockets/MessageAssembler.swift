@@ -34,6 +34,9 @@ struct MessageAssembler {
         self.maxMessageSize = max(0, maxMessageSize)
     }
 
+    /// True between the first chunk of a message and its last.
+    var isInMessage: Bool { return inMessage }
+
     /// True while the bytes of an oversize message are being dropped.
     var isDiscarding: Bool { return discarding }
 

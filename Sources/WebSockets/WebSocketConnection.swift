@@ -24,6 +24,12 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// The lws connection; nil once closed.
     var wsi: OpaquePointer?
     var assembler: MessageAssembler
+    /// Inflates this connection's compressed messages (permessage-deflate); made on the first one.
+    var inflater: PermessageInflater?
+    /// Whether a message is being received (its first chunk came, its last not yet).
+    var receivingMessage = false
+    /// Whether the message being received is compressed (RSV1 on its first frame).
+    var messageCompressed = false
     /// A writable callback was requested and has not arrived yet.
     var writeArmed = false
     /// The close queued by `close(code:reason:)`.

@@ -154,14 +154,26 @@ extension WebSocketServer {
         return 0
     }
 
-    /// `RECEIVE`: one chunk into the assembler; a whole message goes to the delegate.
+    /// `RECEIVE`: one chunk into the assembler (inflated first when the message is compressed);
+    /// a whole message goes to the delegate.
     private func received(_ connection: WebSocketConnection, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
         lws_validity_confirmed(wsi)  // a peer that talks is alive: the idle timer starts over
         let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length > 0 ? length : 0)
-        let event = connection.assembler.append(chunk,
-                                                binary: lws_frame_is_binary(wsi) != 0,
-                                                final: lws_is_final_fragment(wsi) != 0,
+        let binary = lws_frame_is_binary(wsi) != 0
+        let final = lws_is_final_fragment(wsi) != 0
+        if !connection.receivingMessage {
+            connection.receivingMessage = true
+            connection.messageCompressed = configuration.permessageDeflate && (lws_get_reserved_bits(wsi) & 0x40) != 0
+        }
+        if final { connection.receivingMessage = false }
+        let event: MessageAssembler.Event
+        if connection.messageCompressed {
+            guard let inflated = inflate(chunk, binary: binary, final: final, on: connection) else { return }
+            event = inflated
+        } else {
+            event = connection.assembler.append(chunk, binary: binary, final: final,
                                                 remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
+        }
         if connection.pendingClose != nil {
             // A close waiting for the rest of an oversize message can go out now (see `writable`).
             if !connection.assembler.closeWaitsForRest { connection.requestWrite() }
@@ -171,10 +183,20 @@ extension WebSocketServer {
         case .none:
             break
         case .message(let message):
+            if configuration.permessageDeflate, case .text(let bytes) = message, !WebSocketServer.isUTF8(bytes) {
+                // libwebsockets checks text itself only without permessage-deflate (see `applyLimits`).
+                WebSocketLog.log(.info, "connection \(connection.id) sent a text message that is not UTF-8")
+                connection.close(code: WebSocketCloseCode.invalidPayload, reason: "invalid UTF-8")
+                return
+            }
             delegate?.webSocketServer(self, connection: connection, didReceive: message)
         case .exceededLimit:
             WebSocketLog.log(.info, "connection \(connection.id) sent a message over \(configuration.maxMessageSize) bytes")
             delegate?.webSocketServer(self, connectionDidExceedMessageSize: connection)
+            if connection.messageCompressed && connection.pendingClose == nil {
+                // The rest is dropped uninflated, which leaves the inflater unusable.
+                connection.close(code: WebSocketCloseCode.messageTooBig, reason: "message too large")
+            }
         }
     }
 

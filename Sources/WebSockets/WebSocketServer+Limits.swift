@@ -44,8 +44,11 @@ extension WebSocketServer {
             policy.pointee.secs_since_valid_hangup = UInt16(clamping: hangup)
             info.retry_and_idle_policy = UnsafePointer(policy)
         }
-        // Text messages (also fragmented, also inflated) that are not UTF-8 close with 1007.
-        info.options |= UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        // Text messages (also fragmented) that are not UTF-8 close with 1007. With permessage-deflate
+        // libwebsockets hands the payload over compressed, so `received` checks the inflated text.
+        if !configuration.permessageDeflate {
+            info.options |= UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        }
     }
 
     /// `FILTER_NETWORK_CONNECTION`: a connection just accepted (`args` holds its descriptor and

@@ -93,7 +93,7 @@ public final class WebSocketServer {
         info.iface = allocations.string(address.interface)
         info.protocols = UnsafePointer(makeProtocols(allocations))
         if configuration.permessageDeflate {
-            info.extensions = UnsafePointer(allocations.permessageDeflateExtensions())
+            info.extensions = UnsafePointer(allocations.permessageDeflateExtensions(inflatesReceived: false))
         }
         info.vhost_name = UnsafePointer(allocations.string(configuration.vhostName))
         info.server_string = allocations.string(configuration.serverName)
