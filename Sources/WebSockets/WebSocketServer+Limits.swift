@@ -58,7 +58,7 @@ extension WebSocketServer {
         guard let args = args?.assumingMemoryBound(to: lws_filter_network_conn_args.self) else { return 0 }
         let fd = args.pointee.accept_fd
         let address = WebSocketServer.ipAddress(of: &args.pointee.cli_addr)
-        pendingPeerAddress = address
+        pendingPeerAddress = nil
         let limits = configuration.limits
         if Int(fd) >= fileDescriptorLimit - limits.reservedFileDescriptors {
             refuseAtAccept(fd, .fileDescriptors)
@@ -68,6 +68,7 @@ extension WebSocketServer {
             refuseAtAccept(fd, .perAddress)
             return 1
         }
+        pendingPeerAddress = address
         return 0
     }
 

@@ -53,8 +53,8 @@ final class WebSocketStrictnessTests: XCTestCase {
         // An overlong encoding of '/' and an encoded surrogate.
         XCTAssertEqual(try closeCode(after: RawWebSocket.frame(first: 0x81, payload: [0xC0, 0xAF])), 1007)
         XCTAssertEqual(try closeCode(after: RawWebSocket.frame(first: 0x81, payload: [0xED, 0xA0, 0x80])), 1007)
-        XCTAssertTrue(delegate.received.allSatisfy { $0.1 == .text(Array("honest \($0.0)".utf8)) || $0.0 == delegate.opened[0].id },
-                      "no invalid text reached the delegate")
+        let honestID = delegate.opened[0].id
+        XCTAssertTrue(delegate.received.allSatisfy { $0.0 == honestID }, "no invalid text reached the delegate")
         // Valid multi-byte text split inside a character across fragments is one message.
         let socket = try hostile()
         socket.send(RawWebSocket.frame(first: 0x01, payload: [0x63, 0xE2, 0x82]))
