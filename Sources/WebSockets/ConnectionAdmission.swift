@@ -7,11 +7,21 @@ import Foundation
 /// libwebsockets creates its wsi until it destroys it.
 /// - Note: service thread only.
 final class ConnectionAdmission {
-    /// Why a connection or handshake was refused.
+    /// Why a connection, handshake or request was refused.
     enum Refusal: String, CaseIterable {
         case fileDescriptors = "near the file-descriptor limit"
         case perAddress = "over the per-address connection cap"
         case webSockets = "over the WebSocket cap"
+        case longTarget = "with a request target over the limit (414)"
+        case largeHeaders = "with request headers over the limit (431)"
+
+        /// What was refused: a connection, or a request.
+        var noun: String {
+            switch self {
+            case .longTarget, .largeHeaders: return "request"
+            default: return "connection"
+            }
+        }
     }
 
     /// The peer address of each open server wsi.
@@ -45,7 +55,7 @@ final class ConnectionAdmission {
     func refused(_ reason: Refusal, now: Double = ProcessInfo.processInfo.systemUptime) -> String? {
         var log = logs[reason] ?? RateLimitedLog()
         let line = log.record(now: now).map { count, since in
-            "refused \(count) connection\(count == 1 ? "" : "s") \(reason.rawValue)"
+            "refused \(count) \(reason.noun)\(count == 1 ? "" : "s") \(reason.rawValue)"
                 + (since.isFinite ? String(format: " in the last %.1f s", since) : "")
         }
         logs[reason] = log

@@ -91,20 +91,20 @@ extension WebSocketServer {
     }
 
     /// The `414` for a request target over `maxURIBytes`, the `431` for header values over
-    /// `maxHeaderBytes`; nil for a head within both.
+    /// `maxHeaderBytes` (logged at most once a second each); nil for a head within both.
     func headRefusal(_ wsi: OpaquePointer) -> HTTPResponse? {
         let limits = configuration.limits
         var target = Int(lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS))
         for token in RequestHeadReader.uriTokens { target += Int(lws_hdr_total_length(wsi, token)) }
         if target > limits.maxURIBytes {
-            WebSocketLog.log(.info, "refused a \(target)-byte request target")
+            if let line = admission.refused(.longTarget) { WebSocketLog.log(.info, line) }
             return .text("request target over \(limits.maxURIBytes) bytes\n", status: 414)
         }
         var headerBytes = 0
         for (token, _) in RequestHeadReader.headerTokens { headerBytes += Int(lws_hdr_total_length(wsi, token)) }
         headerBytes += headReader.customHeaderBytes(wsi)
         if headerBytes > limits.maxHeaderBytes {
-            WebSocketLog.log(.info, "refused \(headerBytes) bytes of request headers")
+            if let line = admission.refused(.largeHeaders) { WebSocketLog.log(.info, line) }
             return .text("request headers over \(limits.maxHeaderBytes) bytes\n", status: 431)
         }
         return nil

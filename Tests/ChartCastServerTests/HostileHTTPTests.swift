@@ -87,6 +87,19 @@ final class HostileHTTPTests: XCTestCase {
         }
     }
 
+    func testMethodsNoPathTakesGetACompleteRefusal() throws {
+        // libwebsockets' parser refuses methods it does not know (403, its own page) before the
+        // server sees them; whatever the status, the answer is whole and the server goes on.
+        for method in ["TRACE", "BREW", "PROPFIND", "GET2"] {
+            let connection = try RawHTTPConnection(port: server.port, timeout: 3)
+            connection.send(method: method, path: "/healthz", headers: ["Connection: close"])
+            let response = try connection.readResponse()
+            XCTAssertTrue([403, 405, 501].contains(response.status), "\(method) → \(response.status)")
+            if let length = response.headers["content-length"] { XCTAssertEqual(Int(length), response.body.count, method) }
+        }
+        try assertViewerReceives()
+    }
+
     func testAPostWithAnEmptyBodyToAGetOnlyPathGetsACompleteAnswer() throws {
         for path in ["/healthz", "/api/charts", "/", "/ws"] {
             let response = try exchange("POST", path)
