@@ -146,7 +146,7 @@ extension WebSocketServer {
         nextConnectionID += 1
         connections[connection.id] = connection
         // Arms the idle timer: a ping after `pingInterval` of silence, a hang-up after `idleTimeout`.
-        lws_validity_confirmed(wsi)
+        if configuration.limits.watchesIdleness { lws_validity_confirmed(wsi) }
         delegate?.webSocketServer(self, didOpen: connection)
         if isShuttingDown {
             connection.close(code: shutdownCloseCode, reason: "server shutting down")
@@ -157,7 +157,9 @@ extension WebSocketServer {
     /// `RECEIVE`: one chunk into the assembler (inflated first when the message is compressed);
     /// a whole message goes to the delegate.
     private func received(_ connection: WebSocketConnection, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        lws_validity_confirmed(wsi)  // a peer that talks is alive: the idle timer starts over
+        if configuration.limits.watchesIdleness {
+            lws_validity_confirmed(wsi)  // a peer that talks is alive: the idle timer starts over
+        }
         let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length > 0 ? length : 0)
         let binary = lws_frame_is_binary(wsi) != 0
         let final = lws_is_final_fragment(wsi) != 0

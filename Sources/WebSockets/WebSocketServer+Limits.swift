@@ -35,7 +35,7 @@ extension WebSocketServer {
             }
         }
         info.token_limits = UnsafePointer(tokenLimits)
-        if limits.idleTimeout > 0 || limits.pingInterval > 0 {
+        if limits.watchesIdleness {
             let policy = allocations.array(of: lws_retry_bo_t.self, count: 1)
             let hangup = limits.idleTimeout > 0 ? limits.idleTimeout : Int(UInt16.max)
             // A ping interval at or past the hangup makes libwebsockets hang up without pinging.
