@@ -4,7 +4,7 @@
 set -euo pipefail
 
 run_packages=(libwebsockets-dev zlib1g-dev libsqlite3-dev pkg-config)
-test_packages=("${run_packages[@]}" chromium chromium-driver python3-selenium libwebsockets-test-server)
+test_packages=("${run_packages[@]}" chromium chromium-driver python3-selenium libwebsockets-test-server openssl curl)
 bench_packages=("${test_packages[@]}" util-linux)
 
 case "${1:-run}" in

@@ -59,6 +59,8 @@ public final class ChartCastServer {
         configuration.maxRequestBodyBytes = ServerCore.maxBodyBytes
         configuration.customRequestHeaders = ["Idempotency-Key"]
         configuration.permessageDeflate = options.deflate
+        configuration.tlsCertificatePath = options.tlsCertificate
+        configuration.tlsPrivateKeyPath = options.tlsPrivateKey
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         self.server = server
         core.isOwningThread = { [weak server] in server?.isServiceThreadOrIdle ?? false }

@@ -25,6 +25,11 @@ public struct ServerOptions: Equatable, Sendable {
     /// Seconds between retention sweeps of the history store while the server runs (it also
     /// sweeps once at start).
     public var historySweepInterval: Double = 60
+    /// PEM certificate file: with `tlsPrivateKey`, the port speaks only HTTPS and WSS. Both or
+    /// neither (`parse` refuses one alone); nil serves plain HTTP.
+    public var tlsCertificate: String? = nil
+    /// Unencrypted PEM private key file of `tlsCertificate`.
+    public var tlsPrivateKey: String? = nil
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -89,6 +94,9 @@ extension ServerOptions {
                            chart get 404 instead of creating one
       --data DIR|none      history store directory           CHARTCAST_DATA       (default chartcast-data
                                                                                    in the working directory)
+      --tls-cert FILE      PEM certificate: serve HTTPS and  CHARTCAST_TLS_CERT   (default: plain HTTP;
+                           WSS only, on the same port                              give both or neither)
+      --tls-key FILE       its unencrypted PEM private key   CHARTCAST_TLS_KEY
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -146,6 +154,12 @@ extension ServerOptions {
                 guard !value.isEmpty else { throw OptionsError(description: "--data needs a directory, or none") }
                 options.dataDirectory = value == "none" ? nil : value
                 dataGiven = true
+            case "tls-cert":
+                guard !value.isEmpty else { throw OptionsError(description: "--tls-cert needs a PEM certificate file") }
+                options.tlsCertificate = value
+            case "tls-key":
+                guard !value.isEmpty else { throw OptionsError(description: "--tls-key needs a PEM private key file") }
+                options.tlsPrivateKey = value
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -156,7 +170,7 @@ extension ServerOptions {
             }
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
-                     "no-auto-create", "data"]
+                     "no-auto-create", "data", "tls-cert", "tls-key"]
         let switches: Set<String> = ["deflate", "no-auto-create"]
         for name in names {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
@@ -190,6 +204,11 @@ extension ServerOptions {
             }
         }
         if !dataGiven { options.dataDirectory = ServerOptions.defaultDataDirectory }
+        switch (options.tlsCertificate, options.tlsPrivateKey) {
+        case (_?, nil): throw OptionsError(description: "--tls-cert needs --tls-key (the certificate's private key) too")
+        case (nil, _?): throw OptionsError(description: "--tls-key needs --tls-cert (the key's certificate) too")
+        default: break
+        }
         return .run(options)
     }
 

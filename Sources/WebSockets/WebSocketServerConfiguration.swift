@@ -37,6 +37,13 @@ public struct WebSocketServerConfiguration {
     /// Frames still written after a close was queued before the close goes out regardless, so
     /// a delegate that always has more cannot hold a close back.
     public var maxFramesAfterClose: Int = 64
+    /// PEM certificate (chain) file: with `tlsPrivateKeyPath`, the port speaks only HTTPS and
+    /// WSS. `start()` checks both files first and throws, naming the file, when one cannot be
+    /// read, is not PEM, is encrypted, or the key does not match the certificate. Nil (both)
+    /// serves plain HTTP.
+    public var tlsCertificatePath: String? = nil
+    /// PEM private key file (unencrypted) of `tlsCertificatePath`.
+    public var tlsPrivateKeyPath: String? = nil
     /// Name of the service thread (visible in debuggers and `top -H`).
     public var threadName: String = "ws-server"
 
