@@ -58,7 +58,8 @@ public final class WebSocketClientContext {
         // Each handshake in flight holds a header buffer; thousands connect at once.
         info.max_http_header_pool = 1024
         // Any connection may ask for TLS (`connect(…, tls:)`), so OpenSSL is set up for all.
-        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        // `Origin` is sent as given (`begin` adds the scheme), not with lws' `http://` prefix.
+        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) | UInt64(LWS_SERVER_OPTION_JUST_USE_RAW_ORIGIN)
         if let trustedCertificatePath {
             do {
                 _ = try TLSFiles.read(trustedCertificatePath, what: "trusted certificate")
@@ -171,7 +172,9 @@ public final class WebSocketClientContext {
         info.port = Int32(connection.port)
         info.path = UnsafePointer(strings.string(connection.path.isEmpty ? "/" : connection.path))
         info.host = UnsafePointer(strings.string(ListenSupport.display(host: connection.host, port: connection.port)))
-        info.origin = info.host
+        // The origin a page served by that server would have: https:// over TLS.
+        let authority = ListenSupport.display(host: connection.host, port: connection.port)
+        info.origin = UnsafePointer(strings.string((connection.tls == .off ? "http://" : "https://") + authority))
         info.protocol = strings.string(connection.subprotocol)
         info.local_protocol_name = UnsafePointer(strings.string(protocolName))
         info.ietf_version_or_minus_one = -1

@@ -111,6 +111,22 @@ final class WebSocketTLSTests: XCTestCase {
         XCTAssertEqual(try curl("https://127.0.0.1:\(port)/healthz", ["-k"]).status, 200, "TLS clients are still served")
     }
 
+    func testClientOriginNamesTheSchemeItConnectedWith() throws {
+        let (plainServer, plainDelegate, plainPort) = try startServer()
+        defer { plainServer.shutdown() }
+        let plain = try BlockingWebSocketClient.connect(port: plainPort, subprotocol: testSubprotocol)
+        XCTAssertTrue(eventually { plainDelegate.opened.count == 1 })
+        XCTAssertEqual(plainServer.performAndWait(timeout: 5) { plainDelegate.opened.first?.origin }, "http://127.0.0.1:\(plainPort)")
+        plain.close()
+
+        let (server, delegate, port) = try startTLSServer()
+        defer { server.shutdown() }
+        let secure = try BlockingWebSocketClient.connect(port: port, subprotocol: testSubprotocol, tls: .insecure)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        XCTAssertEqual(server.performAndWait(timeout: 5) { delegate.opened.first?.origin }, "https://127.0.0.1:\(port)")
+        secure.close()
+    }
+
     func testWSSClientToAPlainServerFailsToConnect() throws {
         let (server, delegate, port) = try startServer()
         defer { server.shutdown() }
