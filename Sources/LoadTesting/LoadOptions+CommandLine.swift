@@ -30,8 +30,8 @@ extension LoadOptions {
       --batch-points B            points per write (default 10000)
       --retention SECONDS         history the publishers' charts keep (default 0: none stored; more
                                   makes each write wait for the server's commit)
-      --write-token T             the server's write token, for the publishers (plain http only:
-                                  publishers cannot be used with a wss:// URL)
+      --write-token T             the server's write token, for the publishers (over https:// when
+                                  the URL is wss://, with the same --insecure)
       --quiet                     no progress line on stderr
     Exits 0 when every connection succeeded and every viewer converged, 1 otherwise, 2 on bad usage.
 
@@ -117,9 +117,6 @@ extension LoadOptions {
         guard options.stalledViewers <= options.viewers else { throw LoadOptionsError("--stalled cannot exceed --viewers") }
         guard options.connectionCount > 0 else { throw LoadOptionsError("nothing to do: --viewers and --drivers are both 0") }
         guard options.publishers == 0 || options.target == .chartcast else { throw LoadOptionsError("--publishers needs a ChartCast server, not --mirror") }
-        guard options.publishers == 0 || !options.url.tls else {
-            throw LoadOptionsError("--publishers write over plain HTTP; they cannot be used with a wss:// URL")
-        }
         guard !options.insecure || options.url.tls else { throw LoadOptionsError("--insecure needs a wss:// URL") }
         return options
     }

@@ -65,9 +65,9 @@ final class LoadOptionsTests: XCTestCase {
         XCTAssertThrowsError(try LoadOptions.parse(["--insecure"])) {
             XCTAssertEqual("\($0)", "--insecure needs a wss:// URL")
         }
-        XCTAssertThrowsError(try LoadOptions.parse(["--url", "wss://127.0.0.1:8443/ws", "--publishers", "2"])) {
-            XCTAssertEqual("\($0)", "--publishers write over plain HTTP; they cannot be used with a wss:// URL")
-        }
+        let publishing = try LoadOptions.parse(["--url", "wss://127.0.0.1:8443/ws", "--insecure", "--publishers", "2"])
+        XCTAssertEqual(publishing.publishers, 2, "publishers write over https:// with the same --insecure")
+        XCTAssertEqual(publishing.tls, .insecure)
         XCTAssertTrue(LoadOptions.usage.contains("--insecure"))
         XCTAssertTrue(LoadOptions.usage.contains("wss://"))
     }
