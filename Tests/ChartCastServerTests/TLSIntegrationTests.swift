@@ -97,6 +97,10 @@ final class TLSIntegrationTests: XCTestCase {
             XCTAssertEqual(run.status, 1, run.stderr)
             XCTAssertTrue(run.stderr.contains("chartcast: " + message), run.stderr)
         }
+        let data = directory.file("data")
+        let refused = try LaunchedServer(["--port", "0", "--data", data, "--tls-cert", missing, "--tls-key", certificate.privateKeyPath]).finish()
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: data), "the certificate is checked before the history store is made")
         let half = try LaunchedServer(["--port", "0"], environment: ["CHARTCAST_TLS_CERT": certificate.certificatePath]).finish()
         XCTAssertEqual(half.status, 2, "a certificate without a key is a usage mistake")
         XCTAssertTrue(half.stderr.contains("--tls-cert needs --tls-key"), half.stderr)
