@@ -63,6 +63,8 @@ public final class ChartCastServer {
         configuration.limits.maxConnectionsPerAddress = options.maxPerAddress
         configuration.limits.pingInterval = options.pingInterval
         configuration.limits.idleTimeout = options.idleTimeout
+        configuration.tlsCertificatePath = options.tlsCertificate
+        configuration.tlsPrivateKeyPath = options.tlsPrivateKey
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         self.server = server
         core.isOwningThread = { [weak server] in server?.isServiceThreadOrIdle ?? false }
@@ -91,9 +93,12 @@ public final class ChartCastServer {
     /// - Throws: `StorageError` when the data directory cannot be used (not writable, corrupt,
     ///   written by a newer version, in use by another server): the server never starts empty
     ///   on top of history it cannot read. `WebSocketError.listenFailed` with a readable reason
-    ///   (e.g. the port is taken).
+    ///   (e.g. the port is taken, or a TLS certificate or key cannot be used — checked before
+    ///   the history is opened).
     @discardableResult
     public func start() throws -> Int {
+        // A certificate that cannot be used fails before history is opened and restored.
+        try server.checkTLSFiles()
         if let directory = options.dataDirectory, core.history == nil {
             try openHistory(in: directory)
         }

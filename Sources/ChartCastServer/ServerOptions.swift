@@ -33,6 +33,11 @@ public struct ServerOptions: Equatable, Sendable {
     public var pingInterval: Int = 30
     /// Seconds of WebSocket silence (no message, no pong) before the server hangs up.
     public var idleTimeout: Int = 75
+    /// PEM certificate file: with `tlsPrivateKey`, the port speaks only HTTPS and WSS. Both or
+    /// neither (`parse` refuses one alone); nil serves plain HTTP.
+    public var tlsCertificate: String? = nil
+    /// Unencrypted PEM private key file of `tlsCertificate`.
+    public var tlsPrivateKey: String? = nil
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -103,6 +108,9 @@ extension ServerOptions {
                            at most (refused beyond)
       --ping-interval S    ping a WebSocket silent S seconds CHARTCAST_PING_INTERVAL (default 30)
       --idle-timeout S     close a WebSocket silent S seconds CHARTCAST_IDLE_TIMEOUT (default 75)
+      --tls-cert FILE      PEM certificate: serve HTTPS and  CHARTCAST_TLS_CERT   (default: plain HTTP;
+                           WSS only, on the same port                              give both or neither)
+      --tls-key FILE       its unencrypted PEM private key   CHARTCAST_TLS_KEY
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -170,6 +178,12 @@ extension ServerOptions {
                     throw OptionsError(description: "--\(name) must be a whole number of seconds from 1 to 3600, got \"\(value)\"")
                 }
                 if name == "ping-interval" { options.pingInterval = seconds } else { options.idleTimeout = seconds }
+            case "tls-cert":
+                guard !value.isEmpty else { throw OptionsError(description: "--tls-cert needs a PEM certificate file") }
+                options.tlsCertificate = value
+            case "tls-key":
+                guard !value.isEmpty else { throw OptionsError(description: "--tls-key needs a PEM private key file") }
+                options.tlsPrivateKey = value
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -180,7 +194,8 @@ extension ServerOptions {
             }
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
-                     "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout"]
+                     "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout",
+                     "tls-cert", "tls-key"]
         let switches: Set<String> = ["deflate", "no-auto-create"]
         for name in names {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
@@ -216,6 +231,11 @@ extension ServerOptions {
         if !dataGiven { options.dataDirectory = ServerOptions.defaultDataDirectory }
         guard options.idleTimeout > options.pingInterval else {
             throw OptionsError(description: "--idle-timeout (\(options.idleTimeout)) must be longer than --ping-interval (\(options.pingInterval))")
+        }
+        switch (options.tlsCertificate, options.tlsPrivateKey) {
+        case (_?, nil): throw OptionsError(description: "--tls-cert needs --tls-key (the certificate's private key) too")
+        case (nil, _?): throw OptionsError(description: "--tls-key needs --tls-cert (the key's certificate) too")
+        default: break
         }
         return .run(options)
     }

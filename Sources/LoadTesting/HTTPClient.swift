@@ -1,9 +1,10 @@
+import WebSockets
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A minimal blocking HTTP/1.1 client over one keep-alive TCP connection, for publishers: one
-/// request at a time, bodies by `Content-Length`, the answer read whole.
+/// A minimal blocking HTTP/1.1 client over one keep-alive TCP connection (TLS when asked), for
+/// publishers: one request at a time, bodies by `Content-Length`, the answer read whole.
 /// - Note: one thread at a time (each publisher owns its client).
 final class HTTPClient {
     struct Answer {
@@ -17,12 +18,16 @@ final class HTTPClient {
 
     let host: String
     let port: Int
+    /// `.off` for http://, otherwise https:// verified or not.
+    let tls: WebSocketClientTLS
     private var fd: Int32 = -1
+    private var stream: TLSStream?
     private var buffer: [UInt8] = []
 
-    init(host: String, port: Int) {
+    init(host: String, port: Int, tls: WebSocketClientTLS = .off) {
         self.host = host
         self.port = port
+        self.tls = tls
     }
 
     deinit { disconnect() }
@@ -59,11 +64,20 @@ final class HTTPClient {
         }
         var one: Int32 = 1
         setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if tls != .off {
+            do {
+                stream = try TLSStream(fd: socket, host: host, mode: tls)
+            } catch {
+                close(socket)
+                throw error
+            }
+        }
         fd = socket
         buffer.removeAll(keepingCapacity: true)
     }
 
     private func disconnect() {
+        stream = nil
         if fd >= 0 { close(fd) }
         fd = -1
     }
@@ -77,6 +91,7 @@ final class HTTPClient {
     }
 
     private func write(_ bytes: [UInt8]) throws {
+        if let stream { return try stream.write(bytes) }
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -113,7 +128,7 @@ final class HTTPClient {
 
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let n = stream.map { $0.read(into: &chunk) } ?? chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { throw Failure(description: "connection closed by the server") }
         buffer.append(contentsOf: chunk[0..<n])
     }

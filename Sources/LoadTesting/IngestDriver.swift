@@ -40,7 +40,7 @@ final class IngestDriver {
     /// Defines the publishers' charts (before the viewers connect, so their welcome lists them).
     /// - Throws: when a `PUT` is refused.
     func prepare() throws {
-        let client = HTTPClient(host: options.url.host, port: options.url.port)
+        let client = HTTPClient(host: options.url.host, port: options.url.port, tls: options.tls)
         for p in 0..<options.publishers {
             let spec = ChartSpec(id: "\(Self.chartPrefix)\(p)", title: "Ingest \(p)", mark: .line, xKind: .linear, series: ["t", "v"],
                                  interactions: Interactions(hover: true, drag: .none, tap: false),
@@ -91,7 +91,7 @@ final class IngestDriver {
 
     /// One publisher: a batch every `interval` seconds (or back to back when the server is slower).
     private func publish(chart: String, interval: Double) {
-        let client = HTTPClient(host: options.url.host, port: options.url.port)
+        let client = HTTPClient(host: options.url.host, port: options.url.port, tls: options.tls)
         let headers = authorization + [("Content-Type", "application/json")]
         var next = MonotonicClock.now()
         var x = 0

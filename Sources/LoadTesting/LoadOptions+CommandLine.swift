@@ -8,7 +8,9 @@ extension LoadOptions {
     /// The `--help` text.
     public static let usage = """
     usage: chartcast-load [options]
-      --url ws://HOST:PORT/PATH   server (default ws://127.0.0.1:8080/ws; mirror: ws://127.0.0.1:7681/)
+      --url ws://HOST:PORT/PATH   server (default ws://127.0.0.1:8080/ws; mirror: ws://127.0.0.1:7681/);
+                                  wss://… connects over TLS, verifying the server's certificate
+      --insecure                  with wss://: accept a self-signed (or any) certificate
       --viewers N                 passive viewers (default 100)
       --drivers K                 connections sending pointer events (default 1)
       --rate HZ                   pointer events per driver per second (default 10)
@@ -28,7 +30,8 @@ extension LoadOptions {
       --batch-points B            points per write (default 10000)
       --retention SECONDS         history the publishers' charts keep (default 0: none stored; more
                                   makes each write wait for the server's commit)
-      --write-token T             the server's write token, for the publishers
+      --write-token T             the server's write token, for the publishers (over https:// when
+                                  the URL is wss://, with the same --insecure)
       --quiet                     no progress line on stderr
     Exits 0 when every connection succeeded and every viewer converged, 1 otherwise, 2 on bad usage.
 
@@ -68,7 +71,7 @@ extension LoadOptions {
             switch arg {
             case "--url":
                 let text = try value(arg)
-                guard let url = LoadURL(text) else { throw LoadOptionsError("--url: expected ws://host:port/path, got \(text)") }
+                guard let url = LoadURL(text) else { throw LoadOptionsError("--url: expected ws://host:port/path or wss://…, got \(text)") }
                 options.url = url
                 explicitURL = true
             case "--viewers": options.viewers = try count(arg)
@@ -94,6 +97,7 @@ extension LoadOptions {
             case "--settle": options.settleTimeout = try number(arg, min: 0)
             case "--connect-timeout": options.connectTimeout = try number(arg, min: 0)
             case "--quiet": options.progress = false
+            case "--insecure": options.insecure = true
             case "--publishers": options.publishers = try count(arg)
             case "--points-per-second": options.pointsPerSecond = try number(arg, min: 1)
             case "--batch-points":
@@ -113,6 +117,7 @@ extension LoadOptions {
         guard options.stalledViewers <= options.viewers else { throw LoadOptionsError("--stalled cannot exceed --viewers") }
         guard options.connectionCount > 0 else { throw LoadOptionsError("nothing to do: --viewers and --drivers are both 0") }
         guard options.publishers == 0 || options.target == .chartcast else { throw LoadOptionsError("--publishers needs a ChartCast server, not --mirror") }
+        guard !options.insecure || options.url.tls else { throw LoadOptionsError("--insecure needs a wss:// URL") }
         return options
     }
 }

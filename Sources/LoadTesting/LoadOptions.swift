@@ -1,3 +1,5 @@
+import WebSockets
+
 /// Which pointer sequences drivers send.
 public enum LoadPattern: String, CaseIterable, Sendable {
     /// Moves across a hover chart, a new category with every event.
@@ -18,22 +20,32 @@ public enum LoadTarget: Sendable, Equatable {
     case mirror
 }
 
-/// A `ws://host:port/path` address.
+/// A `ws://host:port/path` or `wss://host:port/path` address.
 public struct LoadURL: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
     public var path: String
+    /// `wss://`: the connections speak TLS.
+    public var tls: Bool
 
-    public init(host: String, port: Int, path: String) {
+    public init(host: String, port: Int, path: String, tls: Bool = false) {
         self.host = host
         self.port = port
         self.path = path
+        self.tls = tls
     }
 
-    /// Parses `ws://host[:port][/path]`; the port defaults to 80 and the path to `/`.
+    /// Parses `ws://host[:port][/path]` or `wss://…`; the port defaults to 80 (443 for wss)
+    /// and the path to `/`.
     public init?(_ text: String) {
-        guard text.hasPrefix("ws://") else { return nil }
-        let rest = text.dropFirst(5)
+        if text.hasPrefix("ws://") {
+            tls = false
+        } else if text.hasPrefix("wss://") {
+            tls = true
+        } else {
+            return nil
+        }
+        let rest = text.dropFirst(tls ? 6 : 5)
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[rest.startIndex..<slash]
         path = slash == rest.endIndex ? "/" : String(rest[slash...])
@@ -43,12 +55,12 @@ public struct LoadURL: Sendable, Equatable, CustomStringConvertible {
             port = p
         } else {
             host = String(authority)
-            port = 80
+            port = tls ? 443 : 80
         }
         if host.isEmpty { return nil }
     }
 
-    public var description: String { "ws://\(host):\(port)\(path)" }
+    public var description: String { "\(tls ? "wss" : "ws")://\(host):\(port)\(path)" }
 }
 
 /// Everything one load run needs; `LoadOptions.parse(_:)` builds it from the command line.
@@ -93,6 +105,9 @@ public struct LoadOptions: Sendable {
     public var retentionSeconds: Int = 0
     /// The server's write token, for publishers (sent as `Authorization: Bearer`).
     public var writeToken: String?
+    /// With a `wss://` URL: accept any server certificate (self-signed, expired, another
+    /// name) instead of verifying it against the system's CAs.
+    public var insecure: Bool = false
 
     public init(url: LoadURL = LoadURL(host: "127.0.0.1", port: 8080, path: "/ws"),
                 target: LoadTarget = .chartcast, viewers: Int = 100, drivers: Int = 1,
@@ -120,6 +135,9 @@ public struct LoadOptions: Sendable {
 
     /// The WebSocket subprotocol for the target.
     public var subprotocol: String { target == .mirror ? "lws-mirror-protocol" : "chartcast.v1" }
+
+    /// How the WebSocket connections use TLS: off for `ws://`, verified or not for `wss://`.
+    public var tls: WebSocketClientTLS { url.tls ? (insecure ? .insecure : .verified) : .off }
 
     /// Total connections: viewers plus drivers.
     public var connectionCount: Int { viewers + drivers }

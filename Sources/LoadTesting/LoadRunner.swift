@@ -195,7 +195,7 @@ public final class LoadRunner {
             client.markAttempt(at: MonotonicClock.now())
             client.connection = context.connect(host: options.url.host, port: options.url.port,
                                                 path: options.url.path, subprotocol: options.subprotocol,
-                                                delegate: client)
+                                                tls: options.tls, delegate: client)
             opened += 1
         }
     }

@@ -49,6 +49,8 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     public let subprotocol: String?
     /// The extra header fields the handshake carries.
     public let handshakeHeaders: [HTTPHeaderField]
+    /// Whether the connection speaks TLS, and how it checks the server.
+    public let tls: WebSocketClientTLS
 
     /// The subprotocol the server accepted (set at the handshake). - Note: service thread only.
     public var negotiatedSubprotocol: String? {
@@ -79,13 +81,14 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     var allocations: CAllocations?
 
     init(id: Int, host: String, port: Int, path: String, subprotocol: String?, headers: [HTTPHeaderField],
-         owner: WebSocketClientContext, delegate: WebSocketClientDelegate, maxMessageSize: Int) {
+         tls: WebSocketClientTLS = .off, owner: WebSocketClientContext, delegate: WebSocketClientDelegate, maxMessageSize: Int) {
         self.id = id
         self.host = host
         self.port = port
         self.path = path
         self.subprotocol = subprotocol
         self.handshakeHeaders = headers
+        self.tls = tls
         self.owner = owner
         self.delegate = delegate
         self.assembler = MessageAssembler(maxMessageSize: maxMessageSize)
@@ -206,6 +209,6 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
     }
 
     public var description: String {
-        return "WebSocketClientConnection(\(id), ws://\(ListenSupport.display(host: host, port: port))\(path))"
+        return "WebSocketClientConnection(\(id), \(tls.scheme)://\(ListenSupport.display(host: host, port: port))\(path))"
     }
 }

@@ -30,9 +30,12 @@ public final class WebSocketClientContext {
     ///   - receiveBufferSize: bytes libwebsockets reads per receive callback, allocated per
     ///     connection; 0 keeps libwebsockets' default (4 KiB). Larger suits few connections
     ///     receiving large messages.
+    ///   - trustedCertificatePath: a PEM file of certificates `.verified` TLS connections
+    ///     trust besides the system's CAs (a private CA, or a self-signed server certificate).
     /// - Throws: `WebSocketError.contextCreationFailed`.
     public init(maxMessageSize: Int = 64 << 20, permessageDeflate: Bool = false,
-                protocolName: String = "ws-client", threadName: String = "ws-client", receiveBufferSize: Int = 0) throws {
+                protocolName: String = "ws-client", threadName: String = "ws-client", receiveBufferSize: Int = 0,
+                trustedCertificatePath: String? = nil) throws {
         self.maxMessageSize = maxMessageSize
         self.protocolName = protocolName
         let fileLimit = ListenSupport.raiseFileLimit()
@@ -54,8 +57,21 @@ public final class WebSocketClientContext {
         info.connect_timeout_secs = 20
         // Each handshake in flight holds a header buffer; thousands connect at once.
         info.max_http_header_pool = 1024
-        guard let context = lws_create_context(&info) else {
-            throw WebSocketError.contextCreationFailed("lws_create_context returned NULL")
+        // Any connection may ask for TLS (`connect(…, tls:)`), so OpenSSL is set up for all.
+        // `Origin` is sent as given (`begin` adds the scheme), not with lws' `http://` prefix.
+        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) | UInt64(LWS_SERVER_OPTION_JUST_USE_RAW_ORIGIN)
+        if let trustedCertificatePath {
+            do {
+                _ = try TLSFiles.read(trustedCertificatePath, what: "trusted certificate")
+            } catch WebSocketError.listenFailed(let reason) {
+                throw WebSocketError.contextCreationFailed(reason)
+            }
+            info.client_ssl_ca_filepath = UnsafePointer(allocations.string(trustedCertificatePath))
+        }
+        let (created, libraryErrors) = LibraryErrorCapture.capturing { lws_create_context(&info) }
+        guard let context = created else {
+            let detail = libraryErrors.isEmpty ? "" : " (\(libraryErrors.joined(separator: "; ")))"
+            throw WebSocketError.contextCreationFailed("lws_create_context returned NULL\(detail)")
         }
         self.allocations = allocations
         loop.attach(context: context)
@@ -64,21 +80,24 @@ public final class WebSocketClientContext {
         loop.start(name: threadName)
     }
 
-    /// Starts a ws:// connection; the delegate hears the outcome.
+    /// Starts a ws:// (or, with `tls`, wss://) connection; the delegate hears the outcome.
     ///
     /// After `shutdown()` the delegate is told `didFailToConnect` at once, on the calling thread.
-    /// - Parameter headers: extra handshake header fields (`Authorization`, …); fields with
-    ///   names that are not tokens or values with CR, LF or NUL are not sent.
+    /// - Parameters:
+    ///   - headers: extra handshake header fields (`Authorization`, …); fields with names that
+    ///     are not tokens or values with CR, LF or NUL are not sent.
+    ///   - tls: `.verified` or `.insecure` for wss://; a server refused by the check (or not
+    ///     speaking TLS) ends in `didFailToConnect`.
     /// - Note: any thread.
     public func connect(host: String, port: Int, path: String, subprotocol: String?, headers: [HTTPHeaderField] = [],
-                        delegate: WebSocketClientDelegate) -> WebSocketClientConnection {
+                        tls: WebSocketClientTLS = .off, delegate: WebSocketClientDelegate) -> WebSocketClientConnection {
         WebSocketClientContext.idLock.lock()
         WebSocketClientContext.lastID += 1
         let id = WebSocketClientContext.lastID
         WebSocketClientContext.idLock.unlock()
         let valid = headers.filter { WebSocketServer.isFieldName($0.name) && WebSocketServer.isFieldValue($0.value) }
         let connection = WebSocketClientConnection(id: id, host: host, port: port, path: path, subprotocol: subprotocol,
-                                                   headers: valid, owner: self, delegate: delegate, maxMessageSize: maxMessageSize)
+                                                   headers: valid, tls: tls, owner: self, delegate: delegate, maxMessageSize: maxMessageSize)
         let accepted = loop.performOrRun { [self] in
             self.begin(connection)
         }
@@ -153,10 +172,13 @@ public final class WebSocketClientContext {
         info.port = Int32(connection.port)
         info.path = UnsafePointer(strings.string(connection.path.isEmpty ? "/" : connection.path))
         info.host = UnsafePointer(strings.string(ListenSupport.display(host: connection.host, port: connection.port)))
-        info.origin = info.host
+        // The origin a page served by that server would have: https:// over TLS.
+        let authority = ListenSupport.display(host: connection.host, port: connection.port)
+        info.origin = UnsafePointer(strings.string((connection.tls == .off ? "http://" : "https://") + authority))
         info.protocol = strings.string(connection.subprotocol)
         info.local_protocol_name = UnsafePointer(strings.string(protocolName))
         info.ietf_version_or_minus_one = -1
+        info.ssl_connection = connection.tls.connectFlags
         info.userdata = connection.lendToWSI()
         let wsi = lws_client_connect_via_info(&info)
         if wsi == nil {

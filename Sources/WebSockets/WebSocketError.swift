@@ -1,6 +1,7 @@
 /// Errors thrown by the server, the client context and the blocking client.
 public enum WebSocketError: Error, CustomStringConvertible, Equatable {
-    /// The server could not bind or listen; the message names the address and the cause.
+    /// The server could not bind or listen, or its TLS certificate or key cannot be used; the
+    /// message names the address or the file, and the cause.
     case listenFailed(String)
     /// A client connection could not be established.
     case connectFailed(String)

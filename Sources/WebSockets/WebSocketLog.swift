@@ -108,6 +108,7 @@ public enum WebSocketLog {
         while text.last == "\n" || text.last == "\r" {
             text.removeLast()
         }
+        LibraryErrorCapture.record(WebSocketLogLevel(lwsLevel: lwsLevel), text)
         log(WebSocketLogLevel(lwsLevel: lwsLevel), "lws: " + text)
     }
 }

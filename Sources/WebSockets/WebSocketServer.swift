@@ -81,6 +81,7 @@ public final class WebSocketServer {
         guard configuration.port >= 0 && configuration.port <= 65535 else {
             throw WebSocketError.listenFailed("cannot listen on \(where_): port out of range")
         }
+        let tls = try TLSFiles.check(certificate: configuration.tlsCertificatePath, privateKey: configuration.tlsPrivateKeyPath)
         if let reason = ListenSupport.probe(address: address, port: configuration.port) {
             throw WebSocketError.listenFailed("cannot listen on \(where_): \(reason)")
         }
@@ -107,10 +108,21 @@ public final class WebSocketServer {
         if !address.ipv6 {
             options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         }
+        if let tls {
+            // TLS only: a plaintext request on this port fails the TLS handshake and is closed.
+            options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            info.ssl_cert_filepath = UnsafePointer(allocations.string(tls.certificatePath))
+            info.ssl_private_key_filepath = UnsafePointer(allocations.string(tls.privateKeyPath))
+            // Offer only HTTP/1.1: libwebsockets would negotiate HTTP/2 with browsers and curl,
+            // whose streams bypass this server's HTTP/1.1 body and upgrade handling.
+            info.alpn = UnsafePointer(allocations.string("http/1.1"))
+        }
         info.options = options
         applyLimits(to: &info, allocations: allocations, fileLimit: fileLimit)
 
-        guard let context = lws_create_context(&info) else {
+        let (created, libraryErrors) = LibraryErrorCapture.capturing { lws_create_context(&info) }
+        guard let context = created else {
+            if let tls { throw WebSocketError.listenFailed(tls.explain(libraryErrors: libraryErrors)) }
             throw WebSocketError.listenFailed("cannot listen on \(where_): libwebsockets could not create the listener")
         }
         var port = configuration.port
@@ -131,7 +143,7 @@ public final class WebSocketServer {
         loop.afterPass = { self.delegate?.webSocketServerDidFinishServicePass(self) }
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: configuration.threadName)
-        WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))")
+        WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))\(tls == nil ? "" : " (TLS)")")
         return port
     }
 

@@ -39,6 +39,13 @@ public struct WebSocketServerConfiguration {
     public var maxFramesAfterClose: Int = 64
     /// Limits and timeouts against clients that hold resources (see `WebSocketServer+Limits.swift`).
     public var limits = WebSocketServerLimits()
+    /// PEM certificate (chain) file: with `tlsPrivateKeyPath`, the port speaks only HTTPS and
+    /// WSS. `start()` checks both files first and throws, naming the file, when one cannot be
+    /// read, is not PEM, is encrypted, or the key does not match the certificate. Nil (both)
+    /// serves plain HTTP.
+    public var tlsCertificatePath: String? = nil
+    /// PEM private key file (unencrypted) of `tlsCertificatePath`.
+    public var tlsPrivateKeyPath: String? = nil
     /// Name of the service thread (visible in debuggers and `top -H`).
     public var threadName: String = "ws-server"
 

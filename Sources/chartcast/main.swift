@@ -48,7 +48,8 @@ do {
 let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
 let served = dashboard.map { "dashboard \(options.dashboard ?? "") (\($0.charts.count) charts)" } ?? "the demo dashboard (tick \(options.tick)s, window \(options.window))"
 let writers = options.writeToken == nil ? "writes from loopback only" : "writes need the write token"
-logger.info("ChartCast listening on http://\(shownHost):\(port)/ (WebSocket /ws, API /api, page \(options.webRoot ?? "none")); serving \(served); \(writers)")
+let scheme = options.tlsCertificate == nil ? "http" : "https"
+logger.info("ChartCast listening on \(scheme)://\(shownHost):\(port)/ (WebSocket /ws\(options.tlsCertificate == nil ? "" : " over TLS"), API /api, page \(options.webRoot ?? "none")); serving \(served); \(writers)")
 
 var signalSources: [DispatchSourceSignal] = []
 for signalNumber in [SIGINT, SIGTERM] {

@@ -43,6 +43,28 @@ final class ServerOptionsTests: XCTestCase {
         XCTAssertThrowsError(try ServerOptions.parse(arguments: ["--write-token", "two words"], environment: [:]))
     }
 
+    func testTLSFlagsComeInPairs() throws {
+        var expected = ServerOptions(dataDirectory: "chartcast-data")
+        expected.tlsCertificate = "/etc/cc/cert.pem"
+        expected.tlsPrivateKey = "/etc/cc/key.pem"
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--tls-cert", "/etc/cc/cert.pem", "--tls-key=/etc/cc/key.pem"], environment: [:]),
+                       .run(expected))
+        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_TLS_CERT": "/etc/cc/cert.pem",
+                                                                            "CHARTCAST_TLS_KEY": "/etc/cc/key.pem"]), .run(expected))
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--tls-key", "/etc/cc/key.pem"],
+                                               environment: ["CHARTCAST_TLS_CERT": "/etc/cc/cert.pem"]), .run(expected),
+                       "a flag completes a variable")
+        XCTAssertNil(ServerOptions().tlsCertificate, "plain HTTP by default")
+        XCTAssertThrowsError(try ServerOptions.parse(arguments: ["--tls-cert", "c.pem"], environment: [:])) {
+            XCTAssertEqual("\($0)", "--tls-cert needs --tls-key (the certificate's private key) too")
+        }
+        XCTAssertThrowsError(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_TLS_KEY": "k.pem"])) {
+            XCTAssertEqual("\($0)", "--tls-key needs --tls-cert (the key's certificate) too")
+        }
+        XCTAssertThrowsError(try ServerOptions.parse(arguments: ["--tls-cert", "", "--tls-key", "k.pem"], environment: [:]))
+        XCTAssertTrue(ServerOptions.usage.contains("--tls-cert FILE"))
+    }
+
     func testHelp() throws {
         XCTAssertEqual(try ServerOptions.parse(arguments: ["--help"], environment: [:]), .help)
         XCTAssertEqual(try ServerOptions.parse(arguments: ["-h"], environment: [:]), .help)

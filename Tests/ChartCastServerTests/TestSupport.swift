@@ -15,18 +15,21 @@ final class TestServer {
     /// when nil; tests pass a temporary directory).
     init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil, deflate: Bool = false,
          writeToken: String? = nil, autoCreate: Bool = true, dataDirectory: String? = nil,
-         historySweepInterval: Double = 60, dashboard: Dashboard? = nil) throws {
+         historySweepInterval: Double = 60, dashboard: Dashboard? = nil, tls: SelfSignedCertificate? = nil) throws {
         let logger = Logger(level: .warn)
         var options = ServerOptions(host: "127.0.0.1", port: 0, webRoot: webRoot, tick: tick, window: window, deflate: deflate,
                                     logLevel: .warn, writeToken: writeToken, autoCreate: autoCreate, dataDirectory: dataDirectory)
         options.historySweepInterval = historySweepInterval
+        options.tlsCertificate = tls?.certificatePath
+        options.tlsPrivateKey = tls?.privateKeyPath
         server = ChartCastServer(options: options, logger: logger, dashboard: dashboard)
         port = try server.start()
     }
 
     /// A connected viewer that has read its `welcome` and a snapshot of every chart.
-    func viewer(headers: [HTTPHeaderField] = [], file: StaticString = #filePath, line: UInt = #line) throws -> TestViewer {
-        try TestViewer(port: port, headers: headers)
+    func viewer(headers: [HTTPHeaderField] = [], tls: WebSocketClientTLS = .off,
+                file: StaticString = #filePath, line: UInt = #line) throws -> TestViewer {
+        try TestViewer(port: port, headers: headers, tls: tls)
     }
 
     /// One request to the API over a raw loopback socket (`Connection: close`).
@@ -45,8 +48,8 @@ final class TestViewer {
     private(set) var snapshots: [String: ServerMessage.Snapshot] = [:]
     var id: String { welcome?.viewer.id ?? "" }
 
-    init(port: Int, readInitialState: Bool = true, headers: [HTTPHeaderField] = []) throws {
-        client = try BlockingWebSocketClient.connect(port: port, subprotocol: ChartCastServer.subprotocol, headers: headers)
+    init(port: Int, readInitialState: Bool = true, headers: [HTTPHeaderField] = [], tls: WebSocketClientTLS = .off) throws {
+        client = try BlockingWebSocketClient.connect(port: port, subprotocol: ChartCastServer.subprotocol, headers: headers, tls: tls)
         guard readInitialState else { return }
         welcome = try next { if case .welcome(let w) = $0 { return w }; return nil }
         while snapshots.count < (welcome?.charts.count ?? 0) {
@@ -173,7 +176,7 @@ struct LaunchedServer {
         try process.run()
     }
 
-    /// Reads the "listening on http://127.0.0.1:PORT/" log line.
+    /// Reads the "listening on http://127.0.0.1:PORT/" (or https://) log line.
     func waitForPort() throws -> Int {
         var text = ""
         let handle = stderr.fileHandleForReading
@@ -182,7 +185,7 @@ struct LaunchedServer {
             let data = handle.availableData
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
+            if let range = text.range(of: #"listening on https?://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
                 let match = text[range]
                 let digits = match.split(separator: ":").last?.dropLast() ?? ""
                 if let port = Int(digits) { return port }

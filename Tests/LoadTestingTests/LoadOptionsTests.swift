@@ -1,3 +1,4 @@
+import WebSockets
 import XCTest
 @testable import LoadTesting
 
@@ -44,6 +45,31 @@ final class LoadOptionsTests: XCTestCase {
         XCTAssertEqual(LoadURL("ws://example.org"), LoadURL(host: "example.org", port: 80, path: "/"))
         XCTAssertEqual(LoadURL("ws://[::1]:8080/ws")?.port, 8080)
         XCTAssertNil(LoadURL("ws://:80/"))
+    }
+
+    func testSecureURLsAndInsecure() throws {
+        XCTAssertEqual(LoadURL("wss://example.org"), LoadURL(host: "example.org", port: 443, path: "/", tls: true))
+        XCTAssertEqual(LoadURL("wss://127.0.0.1:8443/ws")?.description, "wss://127.0.0.1:8443/ws")
+        XCTAssertEqual(LoadURL("ws://127.0.0.1:8080/ws")?.tls, false)
+        XCTAssertNil(LoadURL("wss://:443/"))
+        XCTAssertNil(LoadURL("https://example.org/"))
+
+        let verified = try LoadOptions.parse(["--url", "wss://10.0.0.2:8443/ws"])
+        XCTAssertEqual(verified.url, LoadURL(host: "10.0.0.2", port: 8443, path: "/ws", tls: true))
+        XCTAssertEqual(verified.tls, .verified, "wss:// verifies the certificate unless told otherwise")
+        let insecure = try LoadOptions.parse(["--url=wss://127.0.0.1:8443/ws", "--insecure"])
+        XCTAssertTrue(insecure.insecure)
+        XCTAssertEqual(insecure.tls, .insecure)
+        XCTAssertEqual(try LoadOptions.parse([]).tls, .off)
+
+        XCTAssertThrowsError(try LoadOptions.parse(["--insecure"])) {
+            XCTAssertEqual("\($0)", "--insecure needs a wss:// URL")
+        }
+        let publishing = try LoadOptions.parse(["--url", "wss://127.0.0.1:8443/ws", "--insecure", "--publishers", "2"])
+        XCTAssertEqual(publishing.publishers, 2, "publishers write over https:// with the same --insecure")
+        XCTAssertEqual(publishing.tls, .insecure)
+        XCTAssertTrue(LoadOptions.usage.contains("--insecure"))
+        XCTAssertTrue(LoadOptions.usage.contains("wss://"))
     }
 }
 

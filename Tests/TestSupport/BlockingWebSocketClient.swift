@@ -25,14 +25,17 @@ public final class BlockingWebSocketClient {
     /// - Parameters:
     ///   - subprotocol: the subprotocol to offer; nil offers none.
     ///   - headers: extra handshake header fields (`Authorization`, …).
+    ///   - tls: wss:// when not `.off`.
+    ///   - trustedCertificatePath: a certificate `.verified` trusts besides the system's CAs.
     /// - Throws: `WebSocketError.connectFailed` with the reason, or `.timeout`.
     public static func connect(host: String = "127.0.0.1", port: Int, path: String = "/ws",
                                subprotocol: String? = nil, headers: [HTTPHeaderField] = [],
+                               tls: WebSocketClientTLS = .off, trustedCertificatePath: String? = nil,
                                timeout: Double = 5) throws -> BlockingWebSocketClient {
-        let context = try WebSocketClientContext(threadName: "ws-blocking-client")
+        let context = try WebSocketClientContext(threadName: "ws-blocking-client", trustedCertificatePath: trustedCertificatePath)
         let inbox = BlockingInbox()
         let connection = context.connect(host: host, port: port, path: path, subprotocol: subprotocol, headers: headers,
-                                         delegate: inbox)
+                                         tls: tls, delegate: inbox)
         do {
             try inbox.waitForHandshake(timeout: timeout)
         } catch {

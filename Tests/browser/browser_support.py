@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -61,19 +62,35 @@ def wait_until(predicate, what, describe=None, timeout=10.0, interval=0.1):
     raise AssertionError(f"timed out after {timeout:.0f} s waiting until {what}{detail}")
 
 
-class ServerProcess:
-    """The chartcast binary on 127.0.0.1:<port>, serving web/ with a 0.5 s tick."""
+def self_signed_certificate(directory):
+    """A certificate for localhost / 127.0.0.1 and its key, made by the real `openssl` command in
+    `directory` (valid for one day). Returns (certificate path, key path)."""
+    certificate, key = Path(directory) / "server.crt", Path(directory) / "server.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(certificate), "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return str(certificate), str(key)
 
-    def __init__(self, binary, port, web_root):
+
+class ServerProcess:
+    """The chartcast binary on 127.0.0.1:<port>, serving web/ with a 0.5 s tick; over HTTPS
+    when given a certificate and key (`tls=(certificate, key)`)."""
+
+    def __init__(self, binary, port, web_root, tls=None):
         self.binary = str(binary)
         self.port = port
         self.web_root = str(web_root)
+        self.tls = tls
+        self.scheme = "https" if tls else "http"
+        # The test's own requests accept the self-signed certificate.
+        self.ssl_context = ssl._create_unverified_context() if tls else None
         self.process = None
         self.log_dir = Path(tempfile.mkdtemp(prefix="chartcast-browser-"))
         self.starts = 0
 
     def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"{self.scheme}://127.0.0.1:{self.port}{path}"
 
     def start(self, timeout=20.0):
         """Starts the server and waits for `GET /healthz` → 200 `ok` (retrying while the
@@ -84,7 +101,8 @@ class ServerProcess:
             log = open(self.log_dir / f"server-{self.starts}.log", "wb")
             self.process = subprocess.Popen(
                 [self.binary, "--host", "127.0.0.1", "--port", str(self.port),
-                 "--web-root", self.web_root, "--tick", "0.5", "--data", "none"],
+                 "--web-root", self.web_root, "--tick", "0.5", "--data", "none"]
+                + (["--tls-cert", self.tls[0], "--tls-key", self.tls[1]] if self.tls else []),
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             log.close()
             while time.monotonic() < deadline and self.process.poll() is None:
@@ -106,7 +124,7 @@ class ServerProcess:
         if data is not None:
             request.add_header("Content-Type", content_type)
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=10, context=self.ssl_context) as response:
                 status, raw = response.status, response.read()
         except urllib.error.HTTPError as error:
             status, raw = error.code, error.read()
@@ -121,7 +139,7 @@ class ServerProcess:
 
     def _healthy(self):
         try:
-            with urllib.request.urlopen(self.url("/healthz"), timeout=1) as response:
+            with urllib.request.urlopen(self.url("/healthz"), timeout=1, context=self.ssl_context) as response:
                 return response.status == 200 and response.read().strip() == b"ok"
         except OSError:
             return False
@@ -153,7 +171,7 @@ class Browser:
     so right-to-left tests say where on screen they point.
     """
 
-    def __init__(self, name, width, height, scale=1):
+    def __init__(self, name, width, height, scale=1, accept_self_signed=False):
         self.name = name
         self.scale = scale
         options = Options()
@@ -162,6 +180,8 @@ class Browser:
                     "--hide-scrollbars", "--mute-audio", "--no-first-run",
                     f"--window-size={width},{height}", f"--force-device-scale-factor={scale}"):
             options.add_argument(arg)
+        if accept_self_signed:
+            options.add_argument("--ignore-certificate-errors")  # for the page and its wss:// socket
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER, log_path=os.devnull), options=options)
         self.driver.set_script_timeout(10)

@@ -10,7 +10,8 @@ follows the limits announced in `welcome` and shows a refused name beside the na
 over the HTTP API while the browsers watch appear, change and go in both (area marks, series
 named only by data and empty charts included), that each viewer zooms its own plot of a time or
 linear chart (wheel, pinch, double-click back to live) while selections stay shared, and that the
-page logs no console errors.
+page logs no console errors; and that the page served over HTTPS (a self-signed certificate made
+by openssl, Chromium with --ignore-certificate-errors) connects over wss: and shows live data.
 Prints "N passed, N failed" at the end and exits non-zero on any failure.
 
 Run: CHARTCAST_BIN=.build/debug/chartcast /usr/bin/python3 Tests/browser/test_dashboard.py
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser_support import Browser, ServerProcess, free_port, wait_until  # noqa: E402
+from browser_support import Browser, ServerProcess, free_port, self_signed_certificate, wait_until  # noqa: E402
 from page_scripts import (DISPATCH_MOVES_JS, MODULES_JS, NAMES_JS, SERIES_PIXELS_JS, SOCKET_CONTROL_JS,  # noqa: E402
                           SPY_JS, ZOOM_MODULES_JS, wire_tap_js)
 
@@ -1154,6 +1155,50 @@ class DashboardInTwoBrowsers(unittest.TestCase):
         wait_until(lambda: "Bea" in self.a.viewer_names(), "B is Bea again after the restart", self.a.viewer_names)
 
 
+# Records the URL of every WebSocket the page opens (run before the page's own scripts).
+SOCKET_URLS_JS = """
+window.__socketURLs = [];
+const NativeSocket = window.WebSocket;
+window.WebSocket = class extends NativeSocket {
+  constructor(url, protocols) { super(url, protocols); window.__socketURLs.push(this.url); }
+};
+"""
+
+
+class DashboardOverTLS(unittest.TestCase):
+    """The page served over HTTPS (`--tls-cert` / `--tls-key`, a self-signed certificate made by
+    openssl) connects over wss: and shows live data."""
+
+    def test_page_over_https_connects_over_wss_and_shows_live_data(self):
+        binary = os.environ.get("CHARTCAST_BIN", str(REPO / ".build" / "debug" / "chartcast"))
+        web_root = os.environ.get("CHARTCAST_WEB_ROOT", str(REPO / "web"))
+        with tempfile.TemporaryDirectory(prefix="chartcast-tls-") as directory:
+            server = ServerProcess(binary, free_port(), web_root, tls=self_signed_certificate(directory))
+            server.start()
+            browser = None
+            try:
+                self.assertEqual(server.chart_ids(), DEMO_CHARTS, "the API answers over HTTPS")
+                browser = Browser("TLS", width=1200, height=900, accept_self_signed=True)
+                browser.on_new_document(SOCKET_URLS_JS)
+                browser.open(server.url("/"))
+                browser.wait_ready()
+                self.assertEqual(browser.driver.execute_script("return location.protocol"), "https:")
+                urls = browser.driver.execute_script("return window.__socketURLs")
+                self.assertEqual(urls, [f"wss://127.0.0.1:{server.port}/ws"], "one socket, over wss:")
+                state = browser.inspect()
+                self.assertEqual(state["status"], "connected")
+                self.assertEqual(sorted(state["charts"]), sorted(DEMO_CHARTS))
+                first = {chart: info["seq"] for chart, info in state["charts"].items()}
+                wait_until(lambda: any(info["seq"] >= first[chart] + 2
+                                       for chart, info in browser.inspect()["charts"].items()),
+                           "live ticks arrive over wss:", lambda: {c: i["seq"] for c, i in browser.inspect()["charts"].items()})
+                self.assertEqual(browser.console_errors(), [])
+            finally:
+                if browser is not None:
+                    browser.quit()
+                server.stop()
+
+
 class CountingResult(unittest.TextTestResult):
     """Counts passes so the run can end with a plain "N passed, N failed" line."""
 
@@ -1168,7 +1213,8 @@ class CountingResult(unittest.TextTestResult):
 
 def main():
     started = time.monotonic()
-    suite = unittest.defaultTestLoader.loadTestsFromTestCase(DashboardInTwoBrowsers)
+    suite = unittest.TestSuite([unittest.defaultTestLoader.loadTestsFromTestCase(DashboardInTwoBrowsers),
+                                unittest.defaultTestLoader.loadTestsFromTestCase(DashboardOverTLS)])
     runner = unittest.TextTestRunner(verbosity=2, resultclass=CountingResult)
     result = runner.run(suite)
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
