@@ -66,7 +66,7 @@ extension ServerCore {
             guard hello.name != session.info.name else { return }
             session.info.name = hello.name
             rosterChanged()
-            logger.info("viewer \(session.info.id) is now called \"\(hello.name)\"")
+            logger.log(.info, key: "rename", "viewer \(session.info.id) is now called \(Logger.quoted(hello.name))")
         case .viewport(let report):
             let channel = try channel(report.chart)
             session.viewports[channel.index] = report.viewport

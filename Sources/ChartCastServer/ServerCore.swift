@@ -41,6 +41,10 @@ final class ServerCore {
     var metrics = Metrics()
     /// Who may write (HTTP writes, `publish`).
     let writeAccess: WriteAccess
+    /// Who may watch (`/ws`, API reads, `/metrics`).
+    let readAccess: ReadAccess
+    /// Which pages may open `/ws`.
+    let originPolicy: OriginPolicy
     /// The history store, when the server keeps history (`--data`).
     var history: HistoryLink?
     /// Answers kept by `Idempotency-Key`.
@@ -79,6 +83,9 @@ final class ServerCore {
         self.options = options
         self.logger = logger
         self.writeAccess = WriteAccess(token: options.writeToken)
+        self.readAccess = ReadAccess(viewerToken: options.viewerToken, writeToken: options.writeToken,
+                                     metricsToken: options.metricsToken)
+        self.originPolicy = OriginPolicy(allowing: options.allowedOrigins)
         let stores: [ChartStore]
         if let dashboard {
             stores = dashboard.charts.map { ChartStore(spec: $0) }
@@ -193,7 +200,7 @@ final class ServerCore {
         let welcome = ServerMessage.Welcome(viewer: info, charts: liveChannels.map(\.spec), limits: ServerCore.limits)
         session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(welcome).encode()))
         viewersDirty = true
-        logger.info("viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")
+        logger.log(.info, key: "viewer-connected", "viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")
         connection.requestWrite()
     }
 
@@ -212,7 +219,8 @@ final class ServerCore {
             departuresPending = true
         }
         viewersDirty = true
-        logger.info("viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(roster.count) connected)")
+        logger.log(.info, key: "viewer-disconnected",
+                   "viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(roster.count) connected)")
     }
 
     /// The end of a service pass: publishes what this pass's departures changed and wakes the
@@ -250,7 +258,7 @@ final class ServerCore {
     /// Queues an `error` for one viewer and counts it.
     func sendError(_ error: ProtocolError, to session: Session) {
         metrics.errors[error.code, default: 0] += 1
-        logger.debug("viewer \(session.info.id): error \(error)")
+        logger.log(.debug, key: "protocol-error", "viewer \(session.info.id): error \(Logger.sanitized("\(error)", limit: 200))")
         if session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.error(error).encode())) {
             session.connection.requestWrite()
         } else {

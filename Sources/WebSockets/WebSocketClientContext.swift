@@ -68,7 +68,8 @@ public final class WebSocketClientContext {
     ///
     /// After `shutdown()` the delegate is told `didFailToConnect` at once, on the calling thread.
     /// - Parameter headers: extra handshake header fields (`Authorization`, …); fields with
-    ///   names that are not tokens or values with CR, LF or NUL are not sent.
+    ///   names that are not tokens or values with CR, LF or NUL are not sent. An `Origin` field
+    ///   replaces the default `Origin: http://<host>:<port>`.
     /// - Note: any thread.
     public func connect(host: String, port: Int, path: String, subprotocol: String?, headers: [HTTPHeaderField] = [],
                         delegate: WebSocketClientDelegate) -> WebSocketClientConnection {
@@ -153,7 +154,10 @@ public final class WebSocketClientContext {
         info.port = Int32(connection.port)
         info.path = UnsafePointer(strings.string(connection.path.isEmpty ? "/" : connection.path))
         info.host = UnsafePointer(strings.string(ListenSupport.display(host: connection.host, port: connection.port)))
-        info.origin = info.host
+        // libwebsockets writes `Origin: http://<origin>`; a caller naming its own `Origin`
+        // among the headers gets exactly that one instead.
+        let namesOrigin = connection.handshakeHeaders.contains { $0.name.lowercased() == "origin" }
+        info.origin = namesOrigin ? nil : info.host
         info.protocol = strings.string(connection.subprotocol)
         info.local_protocol_name = UnsafePointer(strings.string(protocolName))
         info.ietf_version_or_minus_one = -1

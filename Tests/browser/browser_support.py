@@ -64,8 +64,9 @@ def wait_until(predicate, what, describe=None, timeout=10.0, interval=0.1):
 class ServerProcess:
     """The chartcast binary on 127.0.0.1:<port>, serving web/ with a 0.5 s tick."""
 
-    def __init__(self, binary, port, web_root):
+    def __init__(self, binary, port, web_root, extra_args=()):
         self.binary = str(binary)
+        self.extra_args = list(extra_args)
         self.port = port
         self.web_root = str(web_root)
         self.process = None
@@ -84,7 +85,7 @@ class ServerProcess:
             log = open(self.log_dir / f"server-{self.starts}.log", "wb")
             self.process = subprocess.Popen(
                 [self.binary, "--host", "127.0.0.1", "--port", str(self.port),
-                 "--web-root", self.web_root, "--tick", "0.5", "--data", "none"],
+                 "--web-root", self.web_root, "--tick", "0.5", "--data", "none", *self.extra_args],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             log.close()
             while time.monotonic() < deadline and self.process.poll() is None:
