@@ -192,7 +192,7 @@ Promise.all([import('/js/names.js'), import('/js/limits.js')])
       cases: {
         trimmed: check('  Ana\u00a0\u3000'),
         controls: check('A\tn\u0000a\u0085\r\n'),
-        bidi: check('\u202eAna\u2066\u2069'),
+        bidi: check('\u202eAna\u2066\u2069\u200e\u200f'),
         nfd40: check('e\u0301'.repeat(40)),
         nfc41: check('\u00e9'.repeat(41)),
         emoji40: check('\u{1F600}'.repeat(40)),
