@@ -29,6 +29,8 @@ struct Metrics {
     /// Writes refused because too many points were waiting for the history store.
     var historyWritesRefused = 0
     var errors: [ErrorCode: Int] = [:]
+    /// Pointer, key and view messages dropped because their address's shared budget was spent.
+    var addressBudgetDrops = 0
     /// WebSocket handshakes refused before the upgrade, by reason.
     var handshakesRefused: [HandshakeRefusal: Int] = [:]
     /// Seconds from a selection change to its write to a viewer.
@@ -65,6 +67,9 @@ struct Metrics {
         metric("chartcast_handshakes_refused_total", "counter",
                "WebSocket handshakes refused before the upgrade, by reason (origin: 403, token: 401).",
                HandshakeRefusal.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(handshakesRefused[$0, default: 0])") })
+        metric("chartcast_address_budget_drops_total", "counter",
+               "Pointer, key and view messages dropped because their address's shared budget was spent.",
+               [("", "\(addressBudgetDrops)")])
         metric("chartcast_chart_seq", "gauge", "Current sequence number of each chart.",
                charts.map { ("{chart=\"\($0.spec.id)\"}", "\($0.seq)") })
         metric("chartcast_chart_points", "gauge", "Points held per chart (x positions).",

@@ -45,6 +45,8 @@ final class ServerCore {
     let readAccess: ReadAccess
     /// Which pages may open `/ws`.
     let originPolicy: OriginPolicy
+    /// The message budgets shared by each address's connections.
+    let addressBudgets: AddressBudgets
     /// The history store, when the server keeps history (`--data`).
     var history: HistoryLink?
     /// Answers kept by `Idempotency-Key`.
@@ -86,6 +88,7 @@ final class ServerCore {
         self.readAccess = ReadAccess(viewerToken: options.viewerToken, writeToken: options.writeToken,
                                      metricsToken: options.metricsToken)
         self.originPolicy = OriginPolicy(allowing: options.allowedOrigins)
+        self.addressBudgets = AddressBudgets(rate: options.maxRatePerAddress)
         let stores: [ChartStore]
         if let dashboard {
             stores = dashboard.charts.map { ChartStore(spec: $0) }
@@ -194,6 +197,8 @@ final class ServerCore {
                               rateLimiter: RateLimiter(rate: ServerCore.limits.messagesPerSecond,
                                                        burst: ServerCore.limits.messageBurst, now: ServerCore.now()),
                               canWrite: writeAccess.permits(authorization: connection.authorization, peerIP: connection.peerIP))
+        session.address = connection.peerIP
+        session.addressBudget = addressBudgets.join(session.address, now: ServerCore.now())
         connection.userData = session
         roster.append(session)
         metrics.connectionsTotal += 1
@@ -214,6 +219,7 @@ final class ServerCore {
         guard let session = session(for: connection) else { return }
         connection.userData = nil   // the session holds the connection: break the cycle
         roster.remove(session)
+        if session.addressBudget != nil { addressBudgets.leave(session.address) }
         for channel in channels where channel.engine.removeViewer(session.info.id) {
             departedSelections[channel.index] = channel.selectionVersion
             departuresPending = true

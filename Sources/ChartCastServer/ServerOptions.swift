@@ -34,6 +34,9 @@ public struct ServerOptions: Equatable, Sendable {
     /// A token that opens `/metrics` (besides the viewer token, when one is set); with neither
     /// set, `/metrics` is public.
     public var metricsToken: String? = nil
+    /// Pointer, key and view messages a second that all connections from one address may send
+    /// together (burst twice that); 0 turns the per-address budget off (`AddressBudgets`).
+    public var maxRatePerAddress: Double = AddressBudgets.defaultRate
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -107,6 +110,9 @@ extension ServerOptions {
                            (Bearer header or ?token=)                              to anyone who can connect)
       --metrics-token TOKEN  token that opens /metrics       CHARTCAST_METRICS_TOKEN (default: none; with
                                                                                    a viewer token, that one)
+      --max-rate-per-address N  pointer/key/view messages a  CHARTCAST_MAX_RATE_PER_ADDRESS (default 960;
+                           second shared by all connections                        0 turns it off)
+                           from one address
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -172,6 +178,11 @@ extension ServerOptions {
                     originsFromFlags = true
                 }
                 if !options.allowedOrigins.contains(origin) { options.allowedOrigins.append(origin) }
+            case "max-rate-per-address":
+                guard let rate = Double(value), rate.isFinite, rate >= 0, rate <= 1_000_000 else {
+                    throw OptionsError(description: "--max-rate-per-address must be a number of messages a second from 0 (off) to 1000000, got \"\(value.prefix(40))\"")
+                }
+                options.maxRatePerAddress = rate
             case "no-auto-create":
                 switch value.lowercased() {
                 case "1", "true", "yes", "on": options.autoCreate = false
@@ -192,7 +203,7 @@ extension ServerOptions {
             }
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
-                     "no-auto-create", "data", "viewer-token", "metrics-token", "allow-origin"]
+                     "no-auto-create", "data", "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address"]
         let switches: Set<String> = ["deflate", "no-auto-create"]
         for name in names where name != "allow-origin" {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
