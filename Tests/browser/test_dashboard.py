@@ -1230,6 +1230,21 @@ class AccessInTheBrowser(unittest.TestCase):
         self.assertTrue(own["opened"] and own["welcome"], f"the dashboard's own origin: {own}")
         self.assertEqual(self.browser.console_errors()[len(foreign_errors):], [],
                          "the page runs under its Content-Security-Policy")
+        # It does so under its Content-Security-Policy, which the browser enforces: an inline
+        # script is refused, a socket to another origin is blocked.
+        policy = self.browser.driver.execute_async_script(
+            "const done = arguments[0]; fetch(location.href).then(r => done(r.headers.get('content-security-policy')))")
+        self.assertIn("connect-src 'self'", policy or "")
+        ran = self.browser.driver.execute_script(
+            "const s = document.createElement('script'); s.textContent = 'window.__inlineRan = true';"
+            "document.head.append(s); return Boolean(window.__inlineRan)")
+        self.assertFalse(ran, "an inline script ran despite the policy")
+        blocked = self.browser.driver.execute_script(
+            "return new Promise((resolve) => { document.addEventListener('securitypolicyviolation',"
+            " (e) => resolve(e.violatedDirective), {once: true});"
+            " try { new WebSocket(`ws://127.0.0.1:${arguments[0]}/`); } catch (error) { resolve('threw ' + error.name); } })",
+            free_port())
+        self.assertTrue(blocked.startswith("connect-src") or blocked.startswith("threw"), blocked)
         log = server.log_tail(200)
         self.assertIn(f'origin "{other}" is not allowed', log)
 
