@@ -3,8 +3,8 @@ import Foundation
 /// The one rule for viewer names, applied by the server to every `hello` (and mirrored by the
 /// page before it sends one).
 ///
-/// A name is NFC-normalised; control characters (C0, C1) and bidirectional overrides and
-/// isolates (U+202A–U+202E, U+2066–U+2069) are removed, since they can forge log lines or flip
+/// A name is NFC-normalised; control characters (C0, C1), bidirectional marks, overrides and
+/// isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are removed, since they can forge log lines or flip
 /// the text around them; whitespace at both ends is trimmed. What is left must be non-empty and
 /// at most `maxNameLength` Unicode scalars and `maxNameBytes` UTF-8 bytes.
 public enum ViewerName {
@@ -28,11 +28,12 @@ public enum ViewerName {
         return name
     }
 
-    /// C0 and C1 controls (tab and line breaks included: a name is one line) and bidi overrides.
+    /// C0 and C1 controls (tab and line breaks included: a name is one line) and bidi marks,
+    /// overrides and isolates.
     static func isRemoved(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return true
-        case 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
         default: return false
         }
     }

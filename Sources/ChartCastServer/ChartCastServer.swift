@@ -65,11 +65,29 @@ public final class ChartCastServer {
         configuration.limits.idleTimeout = options.idleTimeout
         configuration.tlsCertificatePath = options.tlsCertificate
         configuration.tlsPrivateKeyPath = options.tlsPrivateKey
+        configuration.staticFileHeaders = ChartCastServer.pageSecurityHeaders
+        configuration.staticFileExtensions = ChartCastServer.pageFileExtensions
         let server = WebSocketServer(configuration: configuration, delegate: delegate)
         self.server = server
         core.isOwningThread = { [weak server] in server?.isServiceThreadOrIdle ?? false }
         core.runOnServiceThread = { [weak server] work in server?.perform(work) }
     }
+
+    /// Sent with the page and every static file: scripts, styles and connections from the page's
+    /// own origin only (`'self'` in `connect-src` covers `ws:`/`wss:` to the same host in CSP 3
+    /// browsers), no framing, no MIME sniffing, no referrer.
+    public static let pageSecurityHeaders: [HTTPHeaderField] = [
+        HTTPHeaderField(name: "Content-Security-Policy",
+                        value: "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                            + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+        HTTPHeaderField(name: "X-Content-Type-Options", value: "nosniff"),
+        HTTPHeaderField(name: "X-Frame-Options", value: "DENY"),
+        HTTPHeaderField(name: "Referrer-Policy", value: "no-referrer"),
+    ]
+
+    /// The kinds of file the page consists of; anything else under the web root (its
+    /// `README.md`, notes, backups) is answered 404.
+    public static let pageFileExtensions: Set<String> = ["html", "js", "mjs", "css", "png", "svg", "ico", "json", "map", "wasm", "txt"]
 
     /// Reads and checks a dashboard file.
     /// - Throws: `DashboardFileError` with one line naming the file and the field.

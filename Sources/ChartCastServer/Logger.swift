@@ -34,11 +34,17 @@ public final class Logger: @unchecked Sendable {
     public let level: LogLevel
     private let lock = NSLock()
     private let sink: (String) -> Void
+    /// Monotonic seconds, for `RepeatedLines`.
+    private let clock: () -> Double
+    private var repeats = RepeatedLines()
 
-    /// - Parameter sink: where finished lines go; standard error by default.
-    public init(level: LogLevel, sink: ((String) -> Void)? = nil) {
+    /// - Parameters:
+    ///   - sink: where finished lines go; standard error by default.
+    ///   - clock: monotonic seconds for rate-limiting repeated lines (tests pass their own).
+    public init(level: LogLevel, sink: ((String) -> Void)? = nil, clock: (() -> Double)? = nil) {
         self.level = level
         self.sink = sink ?? { line in FileHandle.standardError.write((line + "\n").data(using: .utf8)!) }
+        self.clock = clock ?? { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
     }
 
     /// Routes libwebsockets' log lines into this logger, tagged `lws`.
@@ -58,7 +64,10 @@ public final class Logger: @unchecked Sendable {
             case .info: mapped = .info
             case .debug: mapped = .debug
             }
-            self?.log(mapped, "lws: " + message.trimmingCharacters(in: .whitespacesAndNewlines))
+            let text = Logger.sanitized(message.trimmingCharacters(in: .whitespacesAndNewlines), limit: 300)
+            // Lines that differ only in numbers (fds, counts, addresses) are one kind.
+            let kind = "lws:" + String(text.unicodeScalars.filter { !("0"..."9").contains($0) }.prefix(48))
+            self?.log(mapped, key: kind, "lws: " + text)
         }
     }
 
@@ -68,6 +77,16 @@ public final class Logger: @unchecked Sendable {
         lock.lock()
         sink(line)
         lock.unlock()
+    }
+
+    /// Logs a line of kind `key` at most once a second; the ones in between are counted and the
+    /// next line written says how many were left out. For lines a client can cause at will.
+    public func log(_ level: LogLevel, key: String, _ message: @autoclosure () -> String) {
+        guard level <= self.level else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let suppressed = repeats.admit(key, now: clock()) else { return }
+        sink("\(Logger.timestamp()) \(level.name) \(message())" + RepeatedLines.suffix(suppressed))
     }
 
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }

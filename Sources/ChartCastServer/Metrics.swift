@@ -1,6 +1,14 @@
 import ChartCastProtocol
 import ChartCastStorage
 
+/// Why a WebSocket handshake was refused.
+enum HandshakeRefusal: String, CaseIterable {
+    /// An `Origin` neither allowed nor the server's own (403).
+    case origin
+    /// No valid viewer token (401).
+    case token
+}
+
 /// Server counters, rendered in the Prometheus text format at `GET /metrics`.
 /// - Note: service thread only.
 struct Metrics {
@@ -21,6 +29,10 @@ struct Metrics {
     /// Writes refused because too many points were waiting for the history store.
     var historyWritesRefused = 0
     var errors: [ErrorCode: Int] = [:]
+    /// Pointer, key and view messages dropped because their address's shared budget was spent.
+    var addressBudgetDrops = 0
+    /// WebSocket handshakes refused before the upgrade, by reason.
+    var handshakesRefused: [HandshakeRefusal: Int] = [:]
     /// Seconds from a selection change to its write to a viewer.
     var eventToWrite = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
 
@@ -52,6 +64,12 @@ struct Metrics {
                [("", "\(pointsWritten)")])
         metric("chartcast_errors_total", "counter", "Protocol errors sent, by code.",
                ErrorCode.allCases.map { ("{code=\"\($0.rawValue)\"}", "\(errors[$0, default: 0])") })
+        metric("chartcast_handshakes_refused_total", "counter",
+               "WebSocket handshakes refused before the upgrade, by reason (origin: 403, token: 401).",
+               HandshakeRefusal.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(handshakesRefused[$0, default: 0])") })
+        metric("chartcast_address_budget_drops_total", "counter",
+               "Pointer, key and view messages dropped because their address's shared budget was spent.",
+               [("", "\(addressBudgetDrops)")])
         metric("chartcast_chart_seq", "gauge", "Current sequence number of each chart.",
                charts.map { ("{chart=\"\($0.spec.id)\"}", "\($0.seq)") })
         metric("chartcast_chart_points", "gauge", "Points held per chart (x positions).",

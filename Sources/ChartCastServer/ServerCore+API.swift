@@ -16,6 +16,10 @@ extension ServerCore {
     /// - Note: service thread only.
     func handleAPI(_ request: APIRequest, reply: @escaping (APIResponse) -> Void) -> Bool {
         assertOwningThread()
+        if let refusal = readRefusal(request) {
+            reply(refusal)
+            return true
+        }
         guard let route = APIRoute.match(request.path) else {
             guard APIRoute.isAPIPath(request.path) else { return false }
             reply(.unknownEndpoint(request.path))

@@ -60,6 +60,12 @@ final class CoreDelegate: WebSocketServerDelegate {
         return CoreDelegate.httpResponse(.error(413, "too_large", "the body is over \(limit) bytes"))
     }
 
+    /// A handshake from a foreign origin (403) or without the viewer token (401) is refused
+    /// before the upgrade, with the API's JSON error.
+    func webSocketServer(_ server: WebSocketServer, shouldAcceptUpgrade request: HTTPRequest) -> HTTPResponse? {
+        core.upgradeRefusal(request).map(CoreDelegate.httpResponse)
+    }
+
     func webSocketServerDidFinishServicePass(_ server: WebSocketServer) { core.finishServicePass() }
 
     /// Whether `handleAPI` has returned, and the answer it gave before that.

@@ -18,22 +18,31 @@ extension ServerCore {
             metrics.bytesIn += bytes.count
             let now = ServerCore.now()
             guard session.rateLimiter.allow(now: now) else {
-                // One error a second at most, so a flood cannot fill the viewer's queue.
-                if now &- session.rateLimiter.lastWarning > 1_000_000_000 {
-                    session.rateLimiter.lastWarning = now
-                    sendError(ProtocolError(.rateLimited, "more than \(Int(ServerCore.limits.messagesPerSecond)) messages a second; message dropped"),
-                              to: session)
-                }
+                warnRateLimited(session, now: now, "more than \(Int(ServerCore.limits.messagesPerSecond)) messages a second; message dropped")
                 return
             }
             do {
-                try handle(try ClientMessage.decode(bytes, limits: ServerCore.limits), from: session, now: now)
+                let decoded = try ClientMessage.decode(bytes, limits: ServerCore.limits)
+                if let budget = session.addressBudget, AddressBudgets.covers(decoded), !budget.allow(now: now) {
+                    metrics.addressBudgetDrops += 1
+                    warnRateLimited(session, now: now, "more than \(Int(addressBudgets.rate)) pointer, key and view messages a second "
+                                    + "from this address (all its connections together); message dropped")
+                    return
+                }
+                try handle(decoded, from: session, now: now)
             } catch let error as ProtocolError {
                 sendError(error, to: session)
             } catch {
                 sendError(ProtocolError(.badJSON, "\(error)"), to: session)
             }
         }
+    }
+
+    /// A `rate_limited` error, one a second at most per viewer, so a flood cannot fill its queue.
+    private func warnRateLimited(_ session: Session, now: UInt64, _ message: String) {
+        guard now &- session.rateLimiter.lastWarning > 1_000_000_000 else { return }
+        session.rateLimiter.lastWarning = now
+        sendError(ProtocolError(.rateLimited, message), to: session)
     }
 
     /// A message over the size limit: `too_large`, then close 1009.
@@ -66,7 +75,7 @@ extension ServerCore {
             guard hello.name != session.info.name else { return }
             session.info.name = hello.name
             rosterChanged()
-            logger.info("viewer \(session.info.id) is now called \"\(hello.name)\"")
+            logger.log(.info, key: "rename", "viewer \(session.info.id) is now called \(Logger.quoted(hello.name))")
         case .viewport(let report):
             let channel = try channel(report.chart)
             session.viewports[channel.index] = report.viewport

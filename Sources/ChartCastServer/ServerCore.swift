@@ -41,6 +41,12 @@ final class ServerCore {
     var metrics = Metrics()
     /// Who may write (HTTP writes, `publish`).
     let writeAccess: WriteAccess
+    /// Who may watch (`/ws`, API reads, `/metrics`).
+    let readAccess: ReadAccess
+    /// Which pages may open `/ws`.
+    let originPolicy: OriginPolicy
+    /// The message budgets shared by each address's connections.
+    let addressBudgets: AddressBudgets
     /// The history store, when the server keeps history (`--data`).
     var history: HistoryLink?
     /// Answers kept by `Idempotency-Key`.
@@ -79,6 +85,10 @@ final class ServerCore {
         self.options = options
         self.logger = logger
         self.writeAccess = WriteAccess(token: options.writeToken)
+        self.readAccess = ReadAccess(viewerToken: options.viewerToken, writeToken: options.writeToken,
+                                     metricsToken: options.metricsToken)
+        self.originPolicy = OriginPolicy(allowing: options.allowedOrigins)
+        self.addressBudgets = AddressBudgets(rate: options.maxRatePerAddress)
         let stores: [ChartStore]
         if let dashboard {
             stores = dashboard.charts.map { ChartStore(spec: $0) }
@@ -187,13 +197,15 @@ final class ServerCore {
                               rateLimiter: RateLimiter(rate: ServerCore.limits.messagesPerSecond,
                                                        burst: ServerCore.limits.messageBurst, now: ServerCore.now()),
                               canWrite: writeAccess.permits(authorization: connection.authorization, peerIP: connection.peerIP))
+        session.address = connection.peerIP
+        session.addressBudget = addressBudgets.join(session.address, now: ServerCore.now())
         connection.userData = session
         roster.append(session)
         metrics.connectionsTotal += 1
         let welcome = ServerMessage.Welcome(viewer: info, charts: liveChannels.map(\.spec), limits: ServerCore.limits)
         session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(welcome).encode()))
         viewersDirty = true
-        logger.info("viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")
+        logger.log(.info, key: "viewer-connected", "viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")
         connection.requestWrite()
     }
 
@@ -207,12 +219,14 @@ final class ServerCore {
         guard let session = session(for: connection) else { return }
         connection.userData = nil   // the session holds the connection: break the cycle
         roster.remove(session)
+        if session.addressBudget != nil { addressBudgets.leave(session.address) }
         for channel in channels where channel.engine.removeViewer(session.info.id) {
             departedSelections[channel.index] = channel.selectionVersion
             departuresPending = true
         }
         viewersDirty = true
-        logger.info("viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(roster.count) connected)")
+        logger.log(.info, key: "viewer-disconnected",
+                   "viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(roster.count) connected)")
     }
 
     /// The end of a service pass: publishes what this pass's departures changed and wakes the
@@ -250,7 +264,7 @@ final class ServerCore {
     /// Queues an `error` for one viewer and counts it.
     func sendError(_ error: ProtocolError, to session: Session) {
         metrics.errors[error.code, default: 0] += 1
-        logger.debug("viewer \(session.info.id): error \(error)")
+        logger.log(.debug, key: "protocol-error", "viewer \(session.info.id): error \(Logger.sanitized("\(error)", limit: 200))")
         if session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.error(error).encode())) {
             session.connection.requestWrite()
         } else {

@@ -38,6 +38,18 @@ public struct ServerOptions: Equatable, Sendable {
     public var tlsCertificate: String? = nil
     /// Unencrypted PEM private key file of `tlsCertificate`.
     public var tlsPrivateKey: String? = nil
+    /// Origins (`scheme://host[:port]`, normalised by `OriginPolicy`) whose pages may open `/ws`
+    /// besides the server's own; a handshake from any other `Origin` is refused with 403.
+    public var allowedOrigins: [String] = []
+    /// The token `/ws` and `GET /api/*` need (`Authorization: Bearer` or `?token=`); nil leaves
+    /// them open. The write token is accepted wherever this one is.
+    public var viewerToken: String? = nil
+    /// A token that opens `/metrics` (besides the viewer token, when one is set); with neither
+    /// set, `/metrics` is public.
+    public var metricsToken: String? = nil
+    /// Pointer, key and view messages a second that all connections from one address may send
+    /// together (burst twice that); 0 turns the per-address budget off (`AddressBudgets`).
+    public var maxRatePerAddress: Double = AddressBudgets.defaultRate
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -62,6 +74,8 @@ public struct ServerOptions: Equatable, Sendable {
     public var redacted: ServerOptions {
         var copy = self
         if copy.writeToken != nil { copy.writeToken = "<set>" }
+        if copy.viewerToken != nil { copy.viewerToken = "<set>" }
+        if copy.metricsToken != nil { copy.metricsToken = "<set>" }
         return copy
     }
 }
@@ -111,6 +125,16 @@ extension ServerOptions {
       --tls-cert FILE      PEM certificate: serve HTTPS and  CHARTCAST_TLS_CERT   (default: plain HTTP;
                            WSS only, on the same port                              give both or neither)
       --tls-key FILE       its unencrypted PEM private key   CHARTCAST_TLS_KEY
+      --allow-origin ORIGIN  another origin whose pages may  CHARTCAST_ALLOW_ORIGINS (comma-separated;
+                           open /ws (scheme://host[:port]);  default: the server's own origin only)
+                           repeatable
+      --viewer-token TOKEN token /ws and GET /api/* need     CHARTCAST_VIEWER_TOKEN (default: none, open
+                           (Bearer header or ?token=)                              to anyone who can connect)
+      --metrics-token TOKEN  token that opens /metrics       CHARTCAST_METRICS_TOKEN (default: none; with
+                                                                                   a viewer token, that one)
+      --max-rate-per-address N  pointer/key/view messages a  CHARTCAST_MAX_RATE_PER_ADDRESS (default 960;
+                           second shared by all connections                        0 turns it off)
+                           from one address
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -121,6 +145,9 @@ extension ServerOptions {
     public static func parse(arguments: [String], environment: [String: String]) throws -> CommandLineRequest {
         var options = ServerOptions()
         var dataGiven = false
+        // `--allow-origin` adds to a list: the first flag replaces what the environment gave.
+        var flagsStarted = false
+        var originsFromFlags = false
         func apply(_ name: String, _ value: String) throws {
             switch name {
             case "host":
@@ -158,6 +185,26 @@ extension ServerOptions {
                     throw OptionsError(description: "--write-token must be printable ASCII without spaces")
                 }
                 options.writeToken = value
+            case "viewer-token", "metrics-token":
+                guard !value.isEmpty else { throw OptionsError(description: "--\(name) must not be empty") }
+                guard value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                    throw OptionsError(description: "--\(name) must be printable ASCII without spaces")
+                }
+                if name == "viewer-token" { options.viewerToken = value } else { options.metricsToken = value }
+            case "allow-origin":
+                guard let origin = OriginPolicy.normalize(value) else {
+                    throw OptionsError(description: "--allow-origin must be an origin such as https://example.com or http://host:8080, got \"\(value.prefix(200))\"")
+                }
+                if flagsStarted && !originsFromFlags {
+                    options.allowedOrigins = []
+                    originsFromFlags = true
+                }
+                if !options.allowedOrigins.contains(origin) { options.allowedOrigins.append(origin) }
+            case "max-rate-per-address":
+                guard let rate = Double(value), rate.isFinite, rate >= 0, rate <= 1_000_000 else {
+                    throw OptionsError(description: "--max-rate-per-address must be a number of messages a second from 0 (off) to 1000000, got \"\(value.prefix(40))\"")
+                }
+                options.maxRatePerAddress = rate
             case "no-auto-create":
                 switch value.lowercased() {
                 case "1", "true", "yes", "on": options.autoCreate = false
@@ -195,12 +242,20 @@ extension ServerOptions {
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
                      "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout",
-                     "tls-cert", "tls-key"]
+                     "tls-cert", "tls-key",
+                     "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address"]
         let switches: Set<String> = ["deflate", "no-auto-create"]
-        for name in names {
+        for name in names where name != "allow-origin" {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
             if let value = environment[variable] { try apply(name, value) }
         }
+        if let list = environment["CHARTCAST_ALLOW_ORIGINS"] {
+            for item in list.split(separator: ",") {
+                let origin = item.trimmingCharacters(in: .whitespaces)
+                if !origin.isEmpty { try apply("allow-origin", origin) }
+            }
+        }
+        flagsStarted = true
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]

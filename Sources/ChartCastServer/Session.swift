@@ -78,6 +78,11 @@ final class Session: RosterMember {
     var nextChart = 0
     var viewersVersion = -1
     let rateLimiter: RateLimiter
+    /// The budget this viewer's address shares with its other connections (`AddressBudgets`);
+    /// nil when there is none.
+    var addressBudget: RateLimiter?
+    /// The peer's IP address, the key of `addressBudget`.
+    var address = ""
     /// Whether this connection may `publish` (write token presented, or a loopback peer when no
     /// token is configured), decided at the handshake.
     let canWrite: Bool

@@ -85,7 +85,8 @@ public final class WebSocketClientContext {
     /// After `shutdown()` the delegate is told `didFailToConnect` at once, on the calling thread.
     /// - Parameters:
     ///   - headers: extra handshake header fields (`Authorization`, …); fields with names that
-    ///     are not tokens or values with CR, LF or NUL are not sent.
+    ///     are not tokens or values with CR, LF or NUL are not sent. An `Origin` field replaces the default (the
+    ///     server's own origin, `http://` or `https://<host>:<port>`).
     ///   - tls: `.verified` or `.insecure` for wss://; a server refused by the check (or not
     ///     speaking TLS) ends in `didFailToConnect`.
     /// - Note: any thread.
@@ -172,9 +173,12 @@ public final class WebSocketClientContext {
         info.port = Int32(connection.port)
         info.path = UnsafePointer(strings.string(connection.path.isEmpty ? "/" : connection.path))
         info.host = UnsafePointer(strings.string(ListenSupport.display(host: connection.host, port: connection.port)))
-        // The origin a page served by that server would have: https:// over TLS.
+        // The origin a page served by that server would have (https:// over TLS, sent raw);
+        // a caller naming its own `Origin` among the headers gets exactly that one instead.
         let authority = ListenSupport.display(host: connection.host, port: connection.port)
-        info.origin = UnsafePointer(strings.string((connection.tls == .off ? "http://" : "https://") + authority))
+        let namesOrigin = connection.handshakeHeaders.contains { $0.name.lowercased() == "origin" }
+        info.origin = namesOrigin ? nil
+            : UnsafePointer(strings.string((connection.tls == .off ? "http://" : "https://") + authority))
         info.protocol = strings.string(connection.subprotocol)
         info.local_protocol_name = UnsafePointer(strings.string(protocolName))
         info.ietf_version_or_minus_one = -1

@@ -47,13 +47,35 @@ extension WebSocketServer {
             send(.text("not found\n", status: 404), on: exchange)
             return 0
         case .file(let filePath, let contentType):
+            guard isServedFile(filePath) else {
+                send(.text("not found\n", status: 404), on: exchange)
+                return 0
+            }
             // libwebsockets serves the file itself and reports `HTTP_FILE_COMPLETION`.
             session.detachExchange()
-            let result = lws_serve_http_file(wsi, filePath, contentType, nil, 0)
+            let extra = staticHeaderBlock
+            let result = lws_serve_http_file(wsi, filePath, contentType, extra.isEmpty ? nil : extra, Int32(extra.utf8.count))
             if result < 0 { return -1 }
             if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
             return 0
         }
+    }
+
+    /// Whether `configuration.staticFileExtensions` lets the file at `path` be served.
+    private func isServedFile(_ path: String) -> Bool {
+        guard let extensions = configuration.staticFileExtensions else { return true }
+        let name = path.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+        return extensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    /// `configuration.staticFileHeaders` as the header lines libwebsockets inserts after its own
+    /// (`name: value\r\n` each), invalid fields left out.
+    var staticHeaderBlock: String {
+        configuration.staticFileHeaders
+            .filter { WebSocketServer.isFieldName($0.name) && WebSocketServer.isFieldValue($0.value) }
+            .map { "\($0.name): \($0.value)\r\n" }
+            .joined()
     }
 
     /// Queues `response` as the exchange's answer and asks for a writable callback. Nothing

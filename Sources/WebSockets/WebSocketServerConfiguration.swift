@@ -10,6 +10,12 @@ public struct WebSocketServerConfiguration {
     public var port: Int = 8080
     /// Directory served for GET and HEAD requests the delegate does not answer; nil serves no files.
     public var webRoot: String? = nil
+    /// Extra header fields sent with every static file (`Content-Security-Policy`,
+    /// `X-Content-Type-Options`, …). Fields with an invalid name or value are not sent.
+    public var staticFileHeaders: [HTTPHeaderField] = []
+    /// The file name extensions served from `webRoot` (lower-case, without the dot); any other
+    /// file (a `README.md`, a file without an extension) is answered 404. Nil serves every file.
+    public var staticFileExtensions: Set<String>? = nil
     /// The only path on which WebSocket upgrades are accepted.
     public var webSocketPath: String = "/ws"
     /// The WebSocket subprotocol the server speaks (also the name of its lws protocol).

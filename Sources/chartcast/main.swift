@@ -47,7 +47,8 @@ do {
 }
 let shownHost = options.host.contains(":") ? "[\(options.host)]" : options.host
 let served = dashboard.map { "dashboard \(options.dashboard ?? "") (\($0.charts.count) charts)" } ?? "the demo dashboard (tick \(options.tick)s, window \(options.window))"
-let writers = options.writeToken == nil ? "writes from loopback only" : "writes need the write token"
+var writers = options.writeToken == nil ? "writes from loopback only" : "writes need the write token"
+if options.viewerToken != nil { writers += "; viewers need the viewer token" }
 let scheme = options.tlsCertificate == nil ? "http" : "https"
 logger.info("ChartCast listening on \(scheme)://\(shownHost):\(port)/ (WebSocket /ws\(options.tlsCertificate == nil ? "" : " over TLS"), API /api, page \(options.webRoot ?? "none")); serving \(served); \(writers)")
 

@@ -29,6 +29,31 @@ final class ViewerNameTests: XCTestCase {
         }
     }
 
+    func testBidiMarksGoAndNFCEquivalentNamesAreEqual() throws {
+        XCTAssertEqual(try ViewerName.normalise("\u{200F}Ana\u{200E}"), "Ana")
+        XCTAssertEqual(try ViewerName.normalise("Zoe\u{0308}"), try ViewerName.normalise("Zo\u{00EB}"))
+        XCTAssertEqual(try ViewerName.normalise("Zoe\u{0308}").unicodeScalars.map(\.value), [0x5A, 0x6F, 0xEB])
+        XCTAssertEqual(try ViewerName.normalise("\u{1E9B}\u{0323}"), "\u{1E9B}\u{0323}", "NFC, not NFKC")
+    }
+
+    func testA60KBNameOfCombiningMarksIsRefusedByItsLength() {
+        // One grapheme cluster of 30,000 combining marks: 60 KB of UTF-8.
+        let bomb = "a" + String(repeating: "\u{0301}", count: 30_000)
+        XCTAssertEqual(bomb.count, 1)
+        XCTAssertGreaterThan(bomb.utf8.count, 60_000)
+        XCTAssertThrowsError(try ViewerName.normalise(bomb)) { error in
+            XCTAssertEqual((error as? ProtocolError)?.code, .badField)
+        }
+        // Whatever passes is within both limits.
+        let mixed = String(repeating: "\u{1F600}\u{0301}", count: 20)
+        if let name = try? ViewerName.normalise(mixed) {
+            XCTAssertLessThanOrEqual(name.utf8.count, ProtocolLimits.v1.maxNameBytes)
+            XCTAssertLessThanOrEqual(name.unicodeScalars.count, ProtocolLimits.v1.maxNameLength)
+        } else {
+            XCTAssertGreaterThan(mixed.utf8.count, ProtocolLimits.v1.maxNameBytes, "refused only for being over a limit")
+        }
+    }
+
     func testRefusesWhatIsEmptyAfterCleaning() {
         XCTAssertThrowsError(try ViewerName.normalise("\u{202E}\r\n \t"))
     }

@@ -188,6 +188,28 @@ final class FanoutTests: XCTestCase {
         XCTAssertEqual(list.total, 1_001)
     }
 
+    func testTheViewersListIsBoundedWhateverTheNamesAre() throws {
+        // The largest names the rule lets through, in JSON: 40 four-byte scalars (160 bytes), and
+        // 40 characters that JSON escapes (a quote or backslash is written as two bytes).
+        let widest = [String(repeating: "🐙", count: 40), String(repeating: "\"", count: 40), String(repeating: "\\", count: 40)]
+        var start: UInt64 = 1_000_000_000_000
+        for index in 0..<(ServerCore.maxListedViewers + 6) {
+            let viewer = try openViewer()
+            send(viewer, .hello(.init(name: widest[index % widest.count], ref: nil)))
+        }
+        start += 10_000_000_000
+        core.publishViewersIfNeeded(now: start)
+        let frame = core.currentViewersFrame()
+        let list = try viewerList()
+        XCTAssertEqual(list.viewers.count, ServerCore.maxListedViewers)
+        XCTAssertEqual(list.total, ServerCore.maxListedViewers + 6)
+        XCTAssertTrue(list.viewers.allSatisfy { widest.contains($0.name) }, "every listed name is one of the widest")
+        // 64 entries of at most 160 bytes of name (escaped: ≤ 2 × 80 for quotes) plus id and colour.
+        let bound = ServerCore.maxListedViewers * (ProtocolLimits.v1.maxNameBytes + 64) + 64
+        XCTAssertLessThanOrEqual(frame.bytes.count, bound, "viewers frame of \(frame.bytes.count) bytes")
+        XCTAssertLessThanOrEqual(frame.bytes.count, ProtocolLimits.v1.maxMessageBytes / 4)
+    }
+
     // MARK: Departures
 
     /// Opens a viewer with a viewport on `chart`, hovering its first category, and drains it.

@@ -15,13 +15,15 @@ final class TestServer {
     /// when nil; tests pass a temporary directory).
     init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil, deflate: Bool = false,
          writeToken: String? = nil, autoCreate: Bool = true, dataDirectory: String? = nil,
-         historySweepInterval: Double = 60, dashboard: Dashboard? = nil, tls: SelfSignedCertificate? = nil) throws {
+         historySweepInterval: Double = 60, dashboard: Dashboard? = nil, tls: SelfSignedCertificate? = nil,
+         configure: (inout ServerOptions) -> Void = { _ in }) throws {
         let logger = Logger(level: .warn)
         var options = ServerOptions(host: "127.0.0.1", port: 0, webRoot: webRoot, tick: tick, window: window, deflate: deflate,
                                     logLevel: .warn, writeToken: writeToken, autoCreate: autoCreate, dataDirectory: dataDirectory)
         options.historySweepInterval = historySweepInterval
         options.tlsCertificate = tls?.certificatePath
         options.tlsPrivateKey = tls?.privateKeyPath
+        configure(&options)
         server = ChartCastServer(options: options, logger: logger, dashboard: dashboard)
         port = try server.start()
     }
@@ -48,8 +50,10 @@ final class TestViewer {
     private(set) var snapshots: [String: ServerMessage.Snapshot] = [:]
     var id: String { welcome?.viewer.id ?? "" }
 
-    init(port: Int, readInitialState: Bool = true, headers: [HTTPHeaderField] = [], tls: WebSocketClientTLS = .off) throws {
-        client = try BlockingWebSocketClient.connect(port: port, subprotocol: ChartCastServer.subprotocol, headers: headers, tls: tls)
+    init(port: Int, readInitialState: Bool = true, headers: [HTTPHeaderField] = [], path: String = "/ws",
+         tls: WebSocketClientTLS = .off) throws {
+        client = try BlockingWebSocketClient.connect(port: port, path: path, subprotocol: ChartCastServer.subprotocol,
+                                                     headers: headers, tls: tls)
         guard readInitialState else { return }
         welcome = try next { if case .welcome(let w) = $0 { return w }; return nil }
         while snapshots.count < (welcome?.charts.count ?? 0) {

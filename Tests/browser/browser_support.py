@@ -75,10 +75,12 @@ def self_signed_certificate(directory):
 
 class ServerProcess:
     """The chartcast binary on 127.0.0.1:<port>, serving web/ with a 0.5 s tick; over HTTPS
-    when given a certificate and key (`tls=(certificate, key)`)."""
+    when given a certificate and key (`tls=(certificate, key)`);
+    `extra_args` go to the command line."""
 
-    def __init__(self, binary, port, web_root, tls=None):
+    def __init__(self, binary, port, web_root, tls=None, extra_args=()):
         self.binary = str(binary)
+        self.extra_args = list(extra_args)
         self.port = port
         self.web_root = str(web_root)
         self.tls = tls
@@ -101,7 +103,7 @@ class ServerProcess:
             log = open(self.log_dir / f"server-{self.starts}.log", "wb")
             self.process = subprocess.Popen(
                 [self.binary, "--host", "127.0.0.1", "--port", str(self.port),
-                 "--web-root", self.web_root, "--tick", "0.5", "--data", "none"]
+                 "--web-root", self.web_root, "--tick", "0.5", "--data", "none", *self.extra_args]
                 + (["--tls-cert", self.tls[0], "--tls-key", self.tls[1]] if self.tls else []),
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             log.close()

@@ -192,7 +192,7 @@ Promise.all([import('/js/names.js'), import('/js/limits.js')])
       cases: {
         trimmed: check('  Ana\u00a0\u3000'),
         controls: check('A\tn\u0000a\u0085\r\n'),
-        bidi: check('\u202eAna\u2066\u2069'),
+        bidi: check('\u202eAna\u2066\u2069\u200e\u200f'),
         nfd40: check('e\u0301'.repeat(40)),
         nfc41: check('\u00e9'.repeat(41)),
         emoji40: check('\u{1F600}'.repeat(40)),
@@ -269,7 +269,7 @@ Promise.all([import('/js/theme.js'), painted]).then(([theme]) => {
 
 # Runs before the page's own scripts (`Browser.on_new_document`) and lets a test control the page's
 # WebSocket: window.__dropConnection() closes it and, while window.__blockSockets is true, every new
-# one goes to a port where nothing listens (the page keeps retrying, as if the server were away);
+# one is refused by the server (the page keeps retrying, as if the server were away);
 # window.__deliver(msg) hands the page a message as if the server had sent it on the open socket.
 SOCKET_CONTROL_JS = """
 (() => {
@@ -278,7 +278,9 @@ SOCKET_CONTROL_JS = """
   window.__blockSockets = false;
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
-      super(window.__blockSockets ? 'ws://127.0.0.1:9/ws' : url, protocols);
+      // A same-origin path without a WebSocket endpoint (404): the page's Content-Security-Policy
+      // allows only its own origin, so the refusal must come from the server itself.
+      super(window.__blockSockets ? `ws://${location.host}/no-socket-here` : url, protocols);
       sockets.push(this);
     }
   };

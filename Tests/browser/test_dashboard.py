@@ -11,7 +11,9 @@ over the HTTP API while the browsers watch appear, change and go in both (area m
 named only by data and empty charts included), that each viewer zooms its own plot of a time or
 linear chart (wheel, pinch, double-click back to live) while selections stay shared, and that the
 page logs no console errors; and that the page served over HTTPS (a self-signed certificate made
-by openssl, Chromium with --ignore-certificate-errors) connects over wss: and shows live data.
+by openssl, Chromium with --ignore-certificate-errors) connects over wss: and shows live data. A second group checks access: a page from another origin cannot
+open the socket while the dashboard can, and a server with a viewer token serves the page opened
+with `?token=` and shows the page opened without it as refused.
 Prints "N passed, N failed" at the end and exits non-zero on any failure.
 
 Run: CHARTCAST_BIN=.build/debug/chartcast /usr/bin/python3 Tests/browser/test_dashboard.py
@@ -19,8 +21,11 @@ Run: CHARTCAST_BIN=.build/debug/chartcast /usr/bin/python3 Tests/browser/test_da
 """
 
 import contextlib
+import functools
+import http.server
 import os
 import sys
+import threading
 import tempfile
 import time
 import unittest
@@ -793,7 +798,7 @@ class DashboardInTwoBrowsers(unittest.TestCase):
             self.assertIn("gone", c.panel_order(), "C has heard nothing while cut off")
             c.driver.execute_script("window.__sentMessages.length = 0; window.__blockSockets = false")
             wait_until(lambda: "fresh" in c.inspect()["charts"], "C reconnects and is welcomed with fresh",
-                       c.panel_order, timeout=15)
+                       lambda: (c.panel_order(), c.inspect()["status"], c.status_text(), c.console_errors()[-5:]), timeout=15)
             c.wait_ready(timeout=15)
             server_order = self.server.chart_ids()
             self.assertEqual(c.panel_order(), server_order, "C's grid follows the welcome")
@@ -837,7 +842,7 @@ class DashboardInTwoBrowsers(unittest.TestCase):
             wait_until(lambda: "Dec 1 01:00 — v 31" in self.a.selection_text("fresh"), "A sees C's hover on fresh",
                        lambda: self.a.selection_text("fresh"))
             c.leave("fresh")
-            errors = [e for e in c.console_errors() if "127.0.0.1:9/" not in e]
+            errors = [e for e in c.console_errors() if "/no-socket-here" not in e]
             self.assertEqual(errors, [], "C: console errors (besides its blocked reconnects)")
         self.assert_no_console_errors()
 
@@ -1199,6 +1204,113 @@ class DashboardOverTLS(unittest.TestCase):
                 server.stop()
 
 
+# Opens a WebSocket to the server's /ws from whatever page the browser shows and resolves with
+# what happened: whether it opened, whether a `welcome` arrived, and how it ended.
+PROBE_SOCKET_JS = """
+const [url, done] = arguments;
+const result = {opened: false, welcome: false, error: false, closeCode: null};
+const socket = new WebSocket(url, 'chartcast.v1');
+socket.onopen = () => { result.opened = true; };
+socket.onerror = () => { result.error = true; };
+socket.onmessage = (event) => {
+  try { if (JSON.parse(event.data).type === 'welcome') { result.welcome = true; socket.close(1000); } } catch {}
+};
+socket.onclose = (event) => { result.closeCode = event.code; done(result); };
+setTimeout(() => done(result), 8000);
+"""
+
+
+class QuietFileHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a log line per request."""
+
+    def log_message(self, *args):
+        pass
+
+
+class AccessInTheBrowser(unittest.TestCase):
+    """Origins and the viewer token, with their own servers and a fresh browser per test."""
+
+    def setUp(self):
+        self.binary = os.environ.get("CHARTCAST_BIN", str(REPO / ".build" / "debug" / "chartcast"))
+        self.web_root = os.environ.get("CHARTCAST_WEB_ROOT", str(REPO / "web"))
+        self.browser = None
+
+    def tearDown(self):
+        if self.browser is not None:
+            self.browser.quit()
+
+    def start_server(self, *args):
+        server = ServerProcess(self.binary, free_port(), self.web_root, extra_args=args)
+        server.start()
+        self.addCleanup(server.stop)
+        return server
+
+    def serve_another_origin(self):
+        """A plain static server on another loopback port (another origin), serving one page."""
+        directory = tempfile.mkdtemp(prefix="chartcast-other-origin-")
+        Path(directory, "other.html").write_text("<!doctype html><title>Another site</title><p>elsewhere</p>\n")
+        handler = functools.partial(QuietFileHandler, directory=directory)
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        return f"http://127.0.0.1:{httpd.server_address[1]}"
+
+    def test_a_page_from_another_origin_cannot_open_the_socket(self):
+        server = self.start_server()
+        other = self.serve_another_origin()
+        socket_url = f"ws://127.0.0.1:{server.port}/ws"
+        self.browser = Browser("C", width=1000, height=800)
+        self.browser.open(f"{other}/other.html")
+        foreign = self.browser.driver.execute_async_script(PROBE_SOCKET_JS, socket_url)
+        self.assertFalse(foreign["opened"], f"another origin's page opened the socket: {foreign}")
+        self.assertFalse(foreign["welcome"], foreign)
+        self.assertEqual(foreign["closeCode"], 1006, f"the handshake fails: {foreign}")
+        foreign_errors = self.browser.console_errors()
+        self.assertTrue(any("Unexpected response code: 403" in line for line in foreign_errors), foreign_errors)
+        # The dashboard itself connects, and the same probe from its page gets a welcome.
+        self.browser.open(server.url("/"))
+        self.browser.wait_ready()
+        own = self.browser.driver.execute_async_script(PROBE_SOCKET_JS, socket_url)
+        self.assertTrue(own["opened"] and own["welcome"], f"the dashboard's own origin: {own}")
+        self.assertEqual(self.browser.console_errors()[len(foreign_errors):], [],
+                         "the page runs under its Content-Security-Policy")
+        # It does so under its Content-Security-Policy, which the browser enforces: an inline
+        # script is refused, a socket to another origin is blocked.
+        policy = self.browser.driver.execute_async_script(
+            "const done = arguments[0]; fetch(location.href).then(r => done(r.headers.get('content-security-policy')))")
+        self.assertIn("connect-src 'self'", policy or "")
+        ran = self.browser.driver.execute_script(
+            "const s = document.createElement('script'); s.textContent = 'window.__inlineRan = true';"
+            "document.head.append(s); return Boolean(window.__inlineRan)")
+        self.assertFalse(ran, "an inline script ran despite the policy")
+        blocked = self.browser.driver.execute_script(
+            "return new Promise((resolve) => { document.addEventListener('securitypolicyviolation',"
+            " (e) => resolve(e.violatedDirective), {once: true});"
+            " try { new WebSocket(`ws://127.0.0.1:${arguments[0]}/`); } catch (error) { resolve('threw ' + error.name); } })",
+            free_port())
+        self.assertTrue(blocked.startswith("connect-src") or blocked.startswith("threw"), blocked)
+        log = server.log_tail(200)
+        self.assertIn(f'origin "{other}" is not allowed', log)
+
+    def test_b_page_forwards_its_token_and_shows_a_refusal_without_it(self):
+        server = self.start_server("--viewer-token", "tok-123")
+        self.browser = Browser("C", width=1000, height=800)
+        self.browser.open(server.url("/?token=tok-123"))
+        self.browser.wait_ready()
+        self.assertEqual(self.browser.status_text(), "Connected")
+        self.assertEqual(len(self.browser.inspect()["charts"]), len(DEMO_CHARTS))
+
+        for path in ("/", "/?token=wrong"):
+            self.browser.open(server.url(path))
+            wait_until(lambda: (self.browser.inspect() or {}).get("status") == "unauthorized",
+                       f"the page at {path} shows that access was refused", self.browser.status_text)
+            self.assertIn("Access denied", self.browser.status_text())
+            time.sleep(1.5)
+            self.assertEqual(self.browser.inspect()["status"], "unauthorized", "it stays refused instead of spinning")
+            self.assertEqual(self.browser.inspect()["charts"], {}, "no charts without the token")
+
+
 class CountingResult(unittest.TextTestResult):
     """Counts passes so the run can end with a plain "N passed, N failed" line."""
 
@@ -1214,7 +1326,8 @@ class CountingResult(unittest.TextTestResult):
 def main():
     started = time.monotonic()
     suite = unittest.TestSuite([unittest.defaultTestLoader.loadTestsFromTestCase(DashboardInTwoBrowsers),
-                                unittest.defaultTestLoader.loadTestsFromTestCase(DashboardOverTLS)])
+                                unittest.defaultTestLoader.loadTestsFromTestCase(DashboardOverTLS),
+                                unittest.defaultTestLoader.loadTestsFromTestCase(AccessInTheBrowser)])
     runner = unittest.TextTestRunner(verbosity=2, resultclass=CountingResult)
     result = runner.run(suite)
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)

@@ -22,10 +22,24 @@ export function backoffDelay(attempt, random = Math.random) {
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-/** The WebSocket URL for a page location. */
+/**
+ * The `?token=…` to forward from the page's own address (a server started
+ * with `--viewer-token` needs it on `/ws` and `/api` reads), or ''.
+ */
+export function tokenQuery(location) {
+  const token = new URLSearchParams(location.search).get('token');
+  return token ? `?token=${encodeURIComponent(token)}` : '';
+}
+
+/** The WebSocket URL for a page location, with the page's `token` forwarded. */
 export function socketURL(location) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}/ws`;
+  return `${scheme}//${location.host}/ws${tokenQuery(location)}`;
+}
+
+/** The URL of an API read on the page's own server, with the page's `token` forwarded. */
+export function apiURL(path, location) {
+  return `${location.protocol}//${location.host}${path}${tokenQuery(location)}`;
 }
 
 /**
@@ -33,7 +47,9 @@ export function socketURL(location) {
  *
  * `onStatus` gets 'connecting' | 'connected' | 'reconnecting' | 'offline'
  * (the browser is offline, or the server has been unreachable for several
- * attempts; retries go on at the capped delay);
+ * attempts; retries go on at the capped delay) | 'unauthorized' (a socket
+ * that never opened, and the API read at `accessURL` answered 401: the
+ * token is missing or wrong, so retrying cannot help and stops);
  * 'connected' is reported by the owner (on `welcome`) through `markConnected`
  * so that the status means "receiving state", not merely "socket open".
  */
@@ -41,10 +57,12 @@ export class Connection {
   /**
    * @param {string} url
    * @param {{onMessage:(msg:object) => void, onStatus:(status:string, detail?:string) => void}} handlers
+   * @param {string} [accessURL] an API read asked, when a socket fails to open, whether access was refused
    */
-  constructor(url, handlers) {
+  constructor(url, handlers, accessURL) {
     this.url = url;
     this.handlers = handlers;
+    this.accessURL = accessURL;
     this.socket = null;
     this.attempt = 0;
     this.timer = 0;
@@ -67,6 +85,8 @@ export class Connection {
       return;
     }
     this.socket = socket;
+    let opened = false;
+    socket.addEventListener('open', () => { opened = true; });
     socket.addEventListener('message', (event) => {
       if (this.socket !== socket || typeof event.data !== 'string') return;
       let msg;
@@ -76,7 +96,12 @@ export class Connection {
     socket.addEventListener('close', (event) => {
       if (this.socket !== socket) return;
       this.socket = null;
-      if (!this.closedByUser) this.#scheduleRetry(`closed (${event.code})`);
+      if (this.closedByUser) return;
+      if (!opened && this.accessURL) {
+        this.#checkAccess(`closed (${event.code})`);
+      } else {
+        this.#scheduleRetry(`closed (${event.code})`);
+      }
     });
   }
 
@@ -106,6 +131,20 @@ export class Connection {
     this.closedByUser = true;
     clearTimeout(this.timer);
     this.socket?.close(1000);
+  }
+
+  /** A socket never opened: 401 from the API means the token is missing or wrong. */
+  async #checkAccess(detail) {
+    let status = 0;
+    try {
+      status = (await fetch(this.accessURL, { cache: 'no-store' })).status;
+    } catch { /* unreachable: retry as usual */ }
+    if (this.closedByUser || this.socket) return;
+    if (status === 401) {
+      this.handlers.onStatus('unauthorized', 'the server needs a valid viewer token: open the page with ?token=…');
+      return;
+    }
+    this.#scheduleRetry(detail);
   }
 
   #scheduleRetry(detail) {

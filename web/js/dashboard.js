@@ -19,7 +19,7 @@
  * is neither stored nor said again on the next connection.
  */
 
-import { Connection, socketURL } from './connection.js';
+import { Connection, apiURL, socketURL } from './connection.js';
 import { ChartModel } from './model.js';
 import { ChartPanel } from './panel.js';
 import { currentTheme, onThemeChange } from './theme.js';
@@ -34,6 +34,7 @@ const STATUS_TEXT = {
   connected: 'Connected',
   reconnecting: 'Reconnecting…',
   offline: 'Offline',
+  unauthorized: 'Access denied: open this page with its ?token=',
 };
 
 /** The running dashboard page. */
@@ -67,7 +68,7 @@ export class Dashboard {
     this.connection = new Connection(options.url ?? socketURL(window.location), {
       onMessage: (msg) => this.#receive(msg),
       onStatus: (status, detail) => this.#setStatus(status, detail),
-    });
+    }, options.url ? undefined : apiURL('/api/dashboard', window.location));
     onThemeChange(() => {
       this.theme = currentTheme();
       for (const { panel } of this.charts.values()) panel.repaintAll();

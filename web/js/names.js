@@ -5,8 +5,8 @@
  * server would refuse is refused here, next to the field, and never sent.
  */
 
-/** C0 and C1 controls (tab and line breaks too: a name is one line), bidi overrides and isolates. */
-const REMOVED = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/gu;
+/** C0 and C1 controls (tab and line breaks too: a name is one line), bidi marks, overrides and isolates. */
+const REMOVED = /[\u0000-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
 
 /** Unicode `White_Space` at either end (as the server trims; `String.prototype.trim` also drops U+FEFF). */
 const EDGE_SPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
@@ -14,7 +14,7 @@ const EDGE_SPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
 /**
  * A name as the server will show it, and why the server would refuse it.
  *
- * NFC-normalised; controls and bidi overrides/isolates removed; whitespace
+ * NFC-normalised; controls and bidi marks/overrides/isolates removed; whitespace
  * trimmed at both ends. Refused when empty, longer than `maxNameLength`
  * Unicode scalars (code points, not UTF-16 units) or `maxNameBytes` bytes of
  * UTF-8.
