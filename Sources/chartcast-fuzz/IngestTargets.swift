@@ -1,11 +1,22 @@
 import ChartCastIngest
+import ChartCastProtocol
 import ChartEngine
 
 extension FuzzTarget {
     /// `JSONPointsParser.parse` (rows and columns bodies), then validation against a time, a
-    /// linear and a category chart.
+    /// linear and a category chart. Both JSON readers are strict RFC 8259: a body the one-pass
+    /// points parser accepts must be a document `JSONReader` accepts too (but for its cap on
+    /// the length of a number literal).
     static let ingestJSON = FuzzTarget(name: "ingest-json", summary: "JSONPointsParser (rows and columns bodies)") { bytes in
         IngestCheck.run(bytes) { try JSONPointsParser.parse(bytes, limits: $0) }
+        guard (try? JSONPointsParser.parse(bytes)) != nil else { return }
+        do {
+            _ = try JSONReader.parse(bytes, maxDepth: IngestLimits.standard.maxDepth)
+        } catch let error as JSONReadError {
+            expect(error.reason == "number literal too long", "the points parser accepted what JSONReader refuses: \(error)")
+        } catch {
+            fatalError("unexpected error type: \(error)")
+        }
     }
 
     /// `CSVPointsParser.parse`, then validation as for JSON.
