@@ -2,8 +2,11 @@
 SWIFT ?= swift
 PYTHON ?= /usr/bin/python3
 ARGS ?=
+# Seconds each fuzz target runs: `make fuzz` (FUZZ_SECONDS), and the fuzz stage of `make test`.
+FUZZ_SECONDS ?= 300
+FUZZ_TEST_SECONDS ?= 20
 
-.PHONY: run build release test unit-test browser-test screenshot bench microbench deps deps-test clean
+.PHONY: run build release test unit-test browser-test fuzz screenshot bench microbench deps deps-test clean
 
 deps:
 	@scripts/install-deps.sh run
@@ -21,12 +24,14 @@ release: deps
 run: release
 	.build/release/chartcast $(ARGS)
 
-## Installs what the tests need, runs the Swift suites, then the real-Chromium page tests.
+## Installs what the tests need, runs the Swift suites, the real-Chromium page tests, then every
+## fuzz target for FUZZ_TEST_SECONDS (sanitizer build in .build/fuzz; fails on a crash or leak).
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	$(SWIFT) build --product chartcast
 	CHARTCAST_BIN=$(CURDIR)/.build/debug/chartcast $(PYTHON) Tests/browser/test_dashboard.py
+	SWIFT=$(SWIFT) scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
 
 unit-test: deps-test
 	$(SWIFT) test
@@ -34,6 +39,11 @@ unit-test: deps-test
 browser-test: deps-test
 	$(SWIFT) build --product chartcast
 	CHARTCAST_BIN=$(CURDIR)/.build/debug/chartcast $(PYTHON) Tests/browser/test_dashboard.py
+
+## Builds the libFuzzer targets (-sanitize=fuzzer,address, into .build/fuzz) and runs each for
+## FUZZ_SECONDS (default 300) from a temporary copy of Fuzz/corpus; fails on a crash, leak or hang.
+fuzz: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh $(FUZZ_SECONDS)
 
 ## Runs the page tests and keeps their screenshot as docs/screenshot.png (the README's).
 screenshot: deps-test

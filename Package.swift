@@ -59,6 +59,12 @@ let package = Package(
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest", "ChartCastStorage", "ChartCastServer"]),
+        // libFuzzer's driver entry point (declaration only; linked by -sanitize=fuzzer).
+        .systemLibrary(name: "CFuzzer"),
+        // Fuzz targets for the parsers. Builds in both modes: plain, it replays inputs through the
+        // checks; with `-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING` (scripts/fuzz.sh,
+        // into .build/fuzz) it runs libFuzzer. See Sources/chartcast-fuzz/FuzzMain.swift.
+        .executableTarget(name: "chartcast-fuzz", dependencies: ["CFuzzer", "ChartEngine", "ChartCastProtocol", "ChartCastIngest"]),
         // Shared by the tests: raw loopback sockets and HTTP, free ports, polling, and a
         // blocking WebSocket client over the project's own lws client.
         .target(name: "TestSupport", dependencies: ["WebSockets"], path: "Tests/TestSupport"),

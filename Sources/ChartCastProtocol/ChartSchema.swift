@@ -51,7 +51,7 @@ extension ChartSpec {
         fields.style = .path
         let id = try fields.string("id")
         guard ChartSpec.isValidID(id) else {
-            throw fields.fail("id", "\"\(id.prefix(80))\" must be \(ChartSpec.idRule)")
+            throw fields.fail("id", "\"\(id.clipped(to: 80))\" must be \(ChartSpec.idRule)")
         }
         let title = try fields.has("title") ? fields.text("title") : id
         let mark = try fields.oneOf("mark", Mark.init(wireName:), names: Mark.wireNames)
@@ -194,7 +194,7 @@ extension FieldReader {
             guard item.count <= ChartSpec.maxTextLength else {
                 throw fail(itemPath, "is longer than \(ChartSpec.maxTextLength) characters")
             }
-            guard seen.insert(item).inserted else { throw fail(itemPath, "\"\(item.prefix(80))\" is listed twice") }
+            guard seen.insert(item).inserted else { throw fail(itemPath, "\"\(item.clipped(to: 80))\" is listed twice") }
         }
         return items
     }

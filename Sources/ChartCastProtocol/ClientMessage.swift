@@ -269,7 +269,7 @@ extension ClientMessage {
             }
             return .view(ViewRequest(chart: chart, domain: from...to, ref: ref))
         default:
-            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
+            throw ProtocolError(.unknownType, "unknown message type \"\(type.clipped(to: 32))\"")
         }
     }
 }

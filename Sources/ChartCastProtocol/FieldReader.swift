@@ -134,8 +134,8 @@ struct FieldReader {
         let text = try string(name)
         guard let value = parse(text) else {
             switch style {
-            case .field: throw fail(name, "must be one of \(names.joined(separator: ", ")), got \"\(text.prefix(32))\"")
-            case .path: throw fail(name, "\"\(text.prefix(32))\" is not one of \(names.joined(separator: ", "))")
+            case .field: throw fail(name, "must be one of \(names.joined(separator: ", ")), got \"\(text.clipped(to: 32))\"")
+            case .path: throw fail(name, "\"\(text.clipped(to: 32))\" is not one of \(names.joined(separator: ", "))")
             }
         }
         return value

@@ -149,7 +149,7 @@ extension ServerMessage {
             return .ack(Ack(ref: try fields.optionalString("ref"), seq: try fields.integer("seq"),
                             accepted: try fields.integer("accepted")))
         case let type:
-            throw ProtocolError(.unknownType, "unknown message type \"\(type.prefix(32))\"")
+            throw ProtocolError(.unknownType, "unknown message type \"\(type.clipped(to: 32))\"")
         }
     }
 

@@ -3,19 +3,21 @@ import Foundation
 /// The one rule for viewer names, applied by the server to every `hello` (and mirrored by the
 /// page before it sends one).
 ///
-/// A name is NFC-normalised; control characters (C0, C1), bidirectional marks, overrides and
-/// isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are removed, since they can forge log lines or flip
-/// the text around them; whitespace at both ends is trimmed. What is left must be non-empty and
-/// at most `maxNameLength` Unicode scalars and `maxNameBytes` UTF-8 bytes.
+/// Control characters (C0, C1) and bidirectional marks, overrides and isolates (U+200E, U+200F,
+/// U+202A–U+202E, U+2066–U+2069) are removed, since they can forge log lines or flip the text
+/// around them; then the name is NFC-normalised (after the removal, which can join a letter to a
+/// combining mark it was kept apart from) and whitespace at both ends is trimmed, so normalising
+/// a normalised name changes no byte. What is left must be non-empty and at most `maxNameLength` Unicode scalars
+/// and `maxNameBytes` UTF-8 bytes.
 public enum ViewerName {
     /// The name as it will be shown, or a `bad_field` error naming the `name` field.
     /// - Complexity: O(length of `raw`).
     public static func normalise(_ raw: String, limits: ProtocolLimits = .v1) throws -> String {
         var kept = String.UnicodeScalarView()
-        for scalar in raw.precomposedStringWithCanonicalMapping.unicodeScalars where !isRemoved(scalar) {
+        for scalar in raw.unicodeScalars where !isRemoved(scalar) {
             kept.append(scalar)
         }
-        let name = String(kept).trimmingSpaces()
+        let name = String(kept).precomposedStringWithCanonicalMapping.trimmingSpaces()
         guard !name.isEmpty else { throw ProtocolError(.badField, "field \"name\" must not be empty") }
         let scalars = name.unicodeScalars.count
         guard scalars <= limits.maxNameLength else {

@@ -75,6 +75,24 @@ final class ChartSchemaTests: XCTestCase {
         }
     }
 
+    /// Found by the spec fuzz target's bound on error messages (Fuzz/corpus/spec/bounded-error-*):
+    /// quoting "80 characters" of an id or a repeated series made of combining marks echoed
+    /// kilobytes.
+    func testErrorsQuoteAtMost80ScalarsOfTheInput() {
+        let marks = String(repeating: "\u{301}", count: 1500)
+        let quoted = "\"a" + String(repeating: "\u{301}", count: 79) + "\""
+        for (text, field) in [(#"{"id":"a\#(marks)","mark":"line","x":{"kind":"time"}}"#, "id: "),
+                              (#"{"id":"c","mark":"a\#(marks)","x":{"kind":"time"}}"#, "mark: "),
+                              (#"{"id":"c","mark":"line","x":{"kind":"time"},"series":["a\#(marks)","a\#(marks)"]}"#, "series[1]: ")] {
+            XCTAssertThrowsError(try parse(text)) { error in
+                guard let error = error as? ProtocolError else { return XCTFail("\(error)") }
+                XCTAssertTrue(error.message.hasPrefix(field), error.message)
+                XCTAssertLessThan(error.message.utf8.count, 300, error.message)
+                if field != "mark: " { XCTAssertTrue(error.message.contains(quoted), error.message) }
+            }
+        }
+    }
+
     func testRetentionDurations() {
         for (text, seconds) in [("30s", 30), ("15m", 900), ("12h", 43_200), ("7d", 604_800), ("0", 0), ("3650d", 315_360_000)] {
             XCTAssertEqual(RetentionText.parse(.string(text)), seconds, text)

@@ -61,6 +61,23 @@ final class ClientMessageTests: XCTestCase {
         assertError(#"{"type":"publish","chart":"c","points":[{"series":"s","x":1,"y":1e999}]}"#, .badPoint, contains: "finite")
     }
 
+    /// Found by the client-message fuzz target's bound on error messages
+    /// (Fuzz/corpus/client-message/bounded-error-*): one character of combining marks made a
+    /// quoted "first 32 characters" kilobytes long, echoing most of the frame back.
+    func testErrorsQuoteAtMost32ScalarsOfTheInput() {
+        let marks = String(repeating: "\u{301}", count: 1500)
+        for text in [#"{"type":"a\#(marks)"}"#, #"{"type":"pointer","chart":"c","phase":"a\#(marks)","x":1,"y":1}"#] {
+            XCTAssertThrowsError(try decode(text)) { error in
+                guard let error = error as? ProtocolError else { return XCTFail("not a ProtocolError: \(error)") }
+                XCTAssertLessThan(error.message.utf8.count, 200, error.message)
+                XCTAssertTrue(error.message.contains("\"a" + String(repeating: "\u{301}", count: 31) + "\""), error.message)
+            }
+        }
+        XCTAssertThrowsError(try ServerMessage.decode(Array(#"{"type":"a\#(marks)"}"#.utf8))) { error in
+            XCTAssertLessThan((error as? ProtocolError)?.message.utf8.count ?? .max, 200, "\(error)")
+        }
+    }
+
     func testViewsAreADomainOrLiveAndAbsurdOnesAreRefused() throws {
         XCTAssertEqual(try decode(#"{"type":"view","chart":"cpu","from":1733011200000,"to":1733014800000}"#),
                        .view(.init(chart: "cpu", domain: 1_733_011_200_000...1_733_014_800_000)))

@@ -54,6 +54,17 @@ final class ViewerNameTests: XCTestCase {
         }
     }
 
+    /// Found by fuzzing (Fuzz/corpus/client-message/crash-name-not-nfc): a removed character
+    /// between a letter and a combining mark left the name decomposed, so the name a viewer was
+    /// shown changed bytes when normalised again.
+    func testNameIsNFCAfterRemovingCharactersBetweenALetterAndItsMark() throws {
+        let name = try ViewerName.normalise("e\u{7F}\u{301}e\u{202E}\u{308}")
+        XCTAssertEqual(Array(name.utf8), Array("\u{E9}\u{EB}".utf8), "é and ë, each one precomposed scalar")
+        let sample = "  e\u{7F}\u{7F}\u{301}e\u{301}\u{85}\u{301} \u{2066}Zo\u{202A}\u{308} "
+        let once = try ViewerName.normalise(sample)
+        XCTAssertEqual(Array(try ViewerName.normalise(once).utf8), Array(once.utf8), "normalising twice changes no byte")
+    }
+
     func testRefusesWhatIsEmptyAfterCleaning() {
         XCTAssertThrowsError(try ViewerName.normalise("\u{202E}\r\n \t"))
     }

@@ -200,6 +200,7 @@ Promise.all([import('/js/names.js'), import('/js/limits.js')])
         bytes: check('\u{1F600}'.repeat(41), {...v1, maxNameLength: 100}),
         empty: check(' \t\u202e '),
         bom: check('\ufeffAna'),
+        removedBetweenMarks: check('e\u007f\u0301e\u202e\u0308'),
       },
     });
   })

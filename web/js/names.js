@@ -14,8 +14,8 @@ const EDGE_SPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
 /**
  * A name as the server will show it, and why the server would refuse it.
  *
- * NFC-normalised; controls and bidi marks/overrides/isolates removed; whitespace
- * trimmed at both ends. Refused when empty, longer than `maxNameLength`
+ * Controls and bidi marks/overrides/isolates removed, then NFC-normalised, then
+ * whitespace trimmed at both ends. Refused when empty, longer than `maxNameLength`
  * Unicode scalars (code points, not UTF-16 units) or `maxNameBytes` bytes of
  * UTF-8.
  * - Complexity: O(length of `raw`).
@@ -24,7 +24,9 @@ const EDGE_SPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
  * @returns {{name:string, error:string|null}} `error` is null for an acceptable name
  */
 export function normaliseName(raw, limits) {
-  const name = String(raw ?? '').normalize('NFC').replace(REMOVED, '').replace(EDGE_SPACE, '');
+  // Remove first, then NFC: a removed character between a letter and its mark must not leave
+  // the name decomposed (the server's order; normalising a normalised name changes nothing).
+  const name = String(raw ?? '').replace(REMOVED, '').normalize('NFC').replace(EDGE_SPACE, '');
   if (name === '') return { name, error: 'A name needs at least one visible character.' };
   const length = [...name].length;
   if (length > limits.maxNameLength) {
