@@ -25,6 +25,16 @@ public struct ServerOptions: Equatable, Sendable {
     /// Seconds between retention sweeps of the history store while the server runs (it also
     /// sweeps once at start).
     public var historySweepInterval: Double = 60
+    /// Seconds a drag owner may send no input before its drag ends (`--drag-lease`).
+    public var dragLease: Double = 10
+    /// Bytes a viewer may leave unsent (lws's partial write, queued personal frames) for
+    /// `backlogGrace` seconds without a write going through before it is closed (`--max-backlog`).
+    public var maxBacklogBytes: Int = 1 << 20
+    /// Seconds a viewer may stay over `maxBacklogBytes` without a write going through.
+    public var backlogGrace: Double = 2
+    /// Seconds a viewer may have output pending without a write going through before it is
+    /// closed (`--choke-timeout`).
+    public var chokeTimeout: Double = 30
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -89,6 +99,12 @@ extension ServerOptions {
                            chart get 404 instead of creating one
       --data DIR|none      history store directory           CHARTCAST_DATA       (default chartcast-data
                                                                                    in the working directory)
+      --drag-lease SECONDS a drag owner silent this long     CHARTCAST_DRAG_LEASE (default 10)
+                           loses the drag
+      --max-backlog BYTES  close a viewer whose unsent       CHARTCAST_MAX_BACKLOG (default 1048576)
+                           output stays over this
+      --choke-timeout S    close a viewer that takes no      CHARTCAST_CHOKE_TIMEOUT (default 30)
+                           output for this long
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -146,6 +162,16 @@ extension ServerOptions {
                 guard !value.isEmpty else { throw OptionsError(description: "--data needs a directory, or none") }
                 options.dataDirectory = value == "none" ? nil : value
                 dataGiven = true
+            case "drag-lease", "choke-timeout":
+                guard let seconds = Double(value), seconds.isFinite, seconds >= 0.1, seconds <= 86_400 else {
+                    throw OptionsError(description: "--\(name) must be a number of seconds from 0.1 to 86400, got \"\(value)\"")
+                }
+                if name == "drag-lease" { options.dragLease = seconds } else { options.chokeTimeout = seconds }
+            case "max-backlog":
+                guard let bytes = Int(value), (4_096...(1 << 34)).contains(bytes) else {
+                    throw OptionsError(description: "--max-backlog must be a number of bytes from 4096 to 17179869184, got \"\(value)\"")
+                }
+                options.maxBacklogBytes = bytes
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -156,7 +182,8 @@ extension ServerOptions {
             }
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
-                     "no-auto-create", "data"]
+                     "no-auto-create", "data",
+                     "drag-lease", "max-backlog", "choke-timeout"]
         let switches: Set<String> = ["deflate", "no-auto-create"]
         for name in names {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")

@@ -15,11 +15,13 @@ final class TestServer {
     /// when nil; tests pass a temporary directory).
     init(tick: Double = 3600, window: Int = 60, webRoot: String? = nil, deflate: Bool = false,
          writeToken: String? = nil, autoCreate: Bool = true, dataDirectory: String? = nil,
-         historySweepInterval: Double = 60, dashboard: Dashboard? = nil) throws {
+         historySweepInterval: Double = 60, dashboard: Dashboard? = nil,
+         configure: (inout ServerOptions) -> Void = { _ in }) throws {
         let logger = Logger(level: .warn)
         var options = ServerOptions(host: "127.0.0.1", port: 0, webRoot: webRoot, tick: tick, window: window, deflate: deflate,
                                     logLevel: .warn, writeToken: writeToken, autoCreate: autoCreate, dataDirectory: dataDirectory)
         options.historySweepInterval = historySweepInterval
+        configure(&options)
         server = ChartCastServer(options: options, logger: logger, dashboard: dashboard)
         port = try server.start()
     }
