@@ -90,7 +90,7 @@ extension ServerCore {
     /// glibc keeps freed heap pages otherwise, so a flood of connections leaves the server's
     /// RSS high long after it ended.
     func trimMemoryIfNeeded(now: UInt64) {
-        guard departuresSinceTrim >= ServerCore.trimAfterDepartures,
+        guard options.trimMemory, departuresSinceTrim >= ServerCore.trimAfterDepartures,
               lastTrimAt == 0 || Double(now &- lastTrimAt) / 1e9 >= ServerCore.trimInterval else { return }
         departuresSinceTrim = 0
         lastTrimAt = now

@@ -35,6 +35,9 @@ public struct ServerOptions: Equatable, Sendable {
     /// Seconds a viewer may have output pending without a write going through before it is
     /// closed (`--choke-timeout`).
     public var chokeTimeout: Double = 30
+    /// Whether free memory is handed back to the system after many viewers left
+    /// (`malloc_trim`; `--no-memory-trim` turns it off).
+    public var trimMemory = true
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -105,6 +108,8 @@ extension ServerOptions {
                            output stays over this
       --choke-timeout S    close a viewer that takes no      CHARTCAST_CHOKE_TIMEOUT (default 30)
                            output for this long
+      --no-memory-trim     keep freed memory after mass      CHARTCAST_NO_MEMORY_TRIM=1
+                           departures (default: returned)
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -167,6 +172,12 @@ extension ServerOptions {
                     throw OptionsError(description: "--\(name) must be a number of seconds from 0.1 to 86400, got \"\(value)\"")
                 }
                 if name == "drag-lease" { options.dragLease = seconds } else { options.chokeTimeout = seconds }
+            case "no-memory-trim":
+                switch value.lowercased() {
+                case "1", "true", "yes", "on": options.trimMemory = false
+                case "0", "false", "no", "off", "": options.trimMemory = true
+                default: throw OptionsError(description: "CHARTCAST_NO_MEMORY_TRIM must be 1 or 0, got \"\(value)\"")
+                }
             case "max-backlog":
                 guard let bytes = Int(value), (4_096...(1 << 34)).contains(bytes) else {
                     throw OptionsError(description: "--max-backlog must be a number of bytes from 4096 to 17179869184, got \"\(value)\"")
@@ -183,8 +194,8 @@ extension ServerOptions {
         }
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
                      "no-auto-create", "data",
-                     "drag-lease", "max-backlog", "choke-timeout"]
-        let switches: Set<String> = ["deflate", "no-auto-create"]
+                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim"]
+        let switches: Set<String> = ["deflate", "no-auto-create", "no-memory-trim"]
         for name in names {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
             if let value = environment[variable] { try apply(name, value) }

@@ -39,6 +39,9 @@ public struct SoakReport: Sendable {
     public var freezes: Int
     /// Connections opened in all (the crowd and every replacement).
     public var connectionsOpened: Int
+    /// The first connections closed by the server or the network (what each was doing, its
+    /// close code), at most 20.
+    public var drops: [String] = []
     public var convergence: ConvergenceResult
     public var convergenceSeconds: Double?
     /// Whether the server process was still there at the end (unknown: nil).
@@ -71,7 +74,9 @@ public struct SoakReport: Sendable {
     public var failures: [String] {
         var out: [String] = []
         if counters.failed > 0 { out.append("\(counters.failed) connections failed") }
-        if counters.dropped > 0 { out.append("\(counters.dropped) connections dropped by the server") }
+        if counters.dropped > 0 {
+            out.append("\(counters.dropped) connections dropped by the server (\(drops.joined(separator: ", ")))")
+        }
         if counters.errorsReceived > 0 { out.append("\(counters.errorsReceived) protocol errors received \(counters.errorCodes)") }
         if !convergence.converged {
             out.append("\(convergence.divergentConnections) of \(convergence.compared) viewers did not converge")

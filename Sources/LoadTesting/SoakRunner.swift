@@ -28,6 +28,8 @@ public final class SoakRunner {
     /// Frozen driver slots and when each carries on.
     private var frozenUntil: [Int: Double] = [:]
     private var vanishedViewers = 0, vanishedDrivers = 0, stalls = 0, freezes = 0
+    /// The first connections the server closed, described.
+    private var drops: [String] = []
     private var nextVanish = 0.0, nextFreeze = 0.0
     private var random = SplitMix(seed: 0x50a4)
     private var startedAt: UInt64 = 0
@@ -108,11 +110,11 @@ public final class SoakRunner {
             return self.recorder.counters
         }
         MonotonicClock.sleep(0.5)
-        let churned = try onService { (self.vanishedViewers, self.vanishedDrivers, self.stalls, self.freezes, self.opened) }
-        let (vanishedViewers, vanishedDrivers, stalls, freezes, opened) = churned
+        let churned = try onService { (self.vanishedViewers, self.vanishedDrivers, self.stalls, self.freezes, self.opened, self.drops) }
+        let (vanishedViewers, vanishedDrivers, stalls, freezes, opened, drops) = churned
         return SoakReport(options: options, seconds: MonotonicClock.seconds(since: startedAt), samples: samples, counters: counters,
                           vanishedViewers: vanishedViewers, vanishedDrivers: vanishedDrivers, stalls: stalls, freezes: freezes,
-                          connectionsOpened: opened, convergence: convergence, convergenceSeconds: convergedAfter, serverAlive: alive)
+                          connectionsOpened: opened, drops: drops, convergence: convergence, convergenceSeconds: convergedAfter, serverAlive: alive)
     }
 
     private var elapsed: Double { MonotonicClock.seconds(since: startedAt) }
@@ -147,6 +149,7 @@ public final class SoakRunner {
     private func churn() {
         let now = elapsed
         guard opened >= options.viewers + options.drivers else { return }
+        noteDrops(now)
         // Stalls: resume those due, then keep `stalled` viewers not reading.
         for (id, until) in stalledUntil where until <= now {
             stalledUntil[id] = nil
@@ -192,6 +195,29 @@ public final class SoakRunner {
             }
             nextVanish = now + options.vanishEvery
         }
+    }
+
+    /// Connections the server (or the network) closed: described by what they were doing and
+    /// their close code (printed in the report), and replaced so the crowd stays whole.
+    private func noteDrops(_ now: Double) {
+        for (i, client) in viewers.enumerated() where client.isClosed && !client.isClosing {
+            let stalled = stalledUntil.removeValue(forKey: ObjectIdentifier(client)) != nil
+            noteDrop("viewer\(stalled ? " (stalled)" : "")", client, now)
+            viewers[i] = makeClient(driver: nil)
+            toOpen.append(viewers[i])
+        }
+        for (slot, client) in drivers.enumerated() where client.isClosed && !client.isClosing {
+            noteDrop("driver\(frozenUntil.removeValue(forKey: slot) != nil ? " (frozen)" : "")", client, now)
+            drivers[slot] = makeClient(driver: slot)
+            toOpen.append(drivers[slot])
+        }
+    }
+
+    private func noteDrop(_ what: String, _ client: LoadClient, _ now: Double) {
+        client.isClosing = true   // noted once
+        let line = "\(what) closed at \(Format.fixed(now, 0)) s with \(client.closeCode.map { "code \($0)" } ?? "no close frame")"
+        if drops.count < 20 { drops.append(line) }
+        if options.progress { writeStandardError("soak: " + line + "\n") }
     }
 
     /// A driver slot whose driver is mid-drag now (pressed and moved), if any.

@@ -48,6 +48,9 @@ final class ServerOptionsTests: XCTestCase {
         XCTAssertEqual(defaults.dragLease, 10)
         XCTAssertEqual(defaults.maxBacklogBytes, 1_048_576)
         XCTAssertEqual(defaults.chokeTimeout, 30)
+        XCTAssertTrue(defaults.trimMemory)
+        guard case .run(let untrimmed) = try ServerOptions.parse(arguments: ["--no-memory-trim"], environment: [:]) else { return XCTFail("not run") }
+        XCTAssertFalse(untrimmed.trimMemory)
         guard case .run(let flags) = try ServerOptions.parse(arguments: ["--drag-lease", "2.5", "--max-backlog=65536", "--choke-timeout", "5"],
                                                              environment: ["CHARTCAST_DRAG_LEASE": "99"]) else { return XCTFail("not run") }
         XCTAssertEqual(flags.dragLease, 2.5, "the flag wins over the variable")

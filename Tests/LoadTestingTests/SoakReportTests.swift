@@ -11,7 +11,7 @@ final class SoakReportTests: XCTestCase {
         let samples = rss.enumerated().map { SoakReport.Sample(at: Double($0.offset) * step, rssBytes: $0.element) }
         let convergence = ConvergenceResult(compared: 10, divergentConnections: 0, charts: [])
         return SoakReport(options: options, seconds: options.seconds, samples: samples, counters: LoadCounters(),
-                          vanishedViewers: 3, vanishedDrivers: 2, stalls: 5, freezes: 1, connectionsOpened: 15,
+                          vanishedViewers: 3, vanishedDrivers: 2, stalls: 5, freezes: 1, connectionsOpened: 15, drops: [],
                           convergence: convergence, convergenceSeconds: 0.5, serverAlive: true)
     }
 

@@ -7,50 +7,16 @@ import XCTest
 /// viewers stall, viewers and mid-drag drivers vanish, a driver freezes mid-drag past the drag
 /// lease; nothing fails, everyone converges, memory holds after the warm-up.
 final class SoakRunIntegrationTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var process: Process?
+    private var server: LaunchedChartcast?
 
-    override func setUp() { directory = TemporaryDirectory("soak") }
-
-    override func tearDown() {
-        if let process, process.isRunning { process.terminate(); process.waitUntilExit() }
-        directory.remove()
-    }
-
-    /// Starts `chartcast` (built beside the test bundle) with `arguments`, its log in a file;
-    /// returns its port.
-    private func launch(_ arguments: [String]) throws -> Int {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chartcast")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw LaunchFailure(description: "build the chartcast executable first (swift build --product chartcast): \(binary.path)")
-        }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-        let log = directory.file("chartcast.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--port", "0", "--data", "none", "--log-level", "info"] + arguments
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:\d+/"#, options: .regularExpression),
-               let port = Int(text[range].dropFirst("listening on http://127.0.0.1:".count).dropLast()) {
-                return port
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw LaunchFailure(description: "chartcast did not report its port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-    }
+    override func tearDown() { server?.stop() }
 
     func testShortSoakWithStallsVanishingsAndAFrozenDragConverges() throws {
-        let port = try launch(["--tick", "0.2", "--drag-lease", "1"])
+        let server = try LaunchedChartcast(["--tick", "0.2", "--drag-lease", "1"])
+        self.server = server
         var options = SoakOptions()
-        options.url = LoadURL(host: "127.0.0.1", port: port, path: "/ws")
-        options.serverPID = process?.processIdentifier
+        options.url = LoadURL(host: "127.0.0.1", port: server.port, path: "/ws")
+        options.serverPID = server.process.processIdentifier
         options.seconds = 16
         options.warmup = 6
         options.sampleEvery = 1
@@ -77,14 +43,7 @@ final class SoakRunIntegrationTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(report.freezes, 1, report.text)
         XCTAssertGreaterThanOrEqual(report.memory?.samples ?? 0, 5, report.text)
         // Every freeze outlasted the lease while the driver held an uncontended drag.
-        let metrics = try HTTPClient(host: "127.0.0.1", port: port).request("GET", "/metrics")
-        let text = String(decoding: metrics.body, as: UTF8.self)
-        let line = text.split(separator: "\n").first { $0.hasPrefix("chartcast_drag_leases_expired_total ") }
-        let expired = line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
-        XCTAssertGreaterThanOrEqual(expired, report.freezes, text)
+        let expired = try XCTUnwrap(try server.metric("chartcast_drag_leases_expired_total"))
+        XCTAssertGreaterThanOrEqual(expired, report.freezes, report.text)
     }
-}
-
-private struct LaunchFailure: Error, CustomStringConvertible {
-    var description: String
 }
