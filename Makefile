@@ -6,7 +6,7 @@ ARGS ?=
 FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 20
 
-.PHONY: run build release test unit-test browser-test fuzz screenshot bench microbench deps deps-test clean
+.PHONY: run build release test unit-test browser-test fuzz screenshot bench microbench soak deps deps-test clean
 
 deps:
 	@scripts/install-deps.sh run
@@ -55,6 +55,11 @@ screenshot: deps-test
 bench:
 	@scripts/install-deps.sh bench
 	bash bench/run.sh
+
+## Soak: 1,000 viewers, drivers, stalls, vanishings and freezes for SOAK_SECONDS (default 1800) against a
+## release server; RSS within ±5 % after the warm-up, no error, everyone converged (scripts/soak.sh).
+soak: deps
+	SWIFT=$(SWIFT) scripts/soak.sh
 
 ## Engine micro-benchmark: hover, range update and append cost at 10^3…10^7 points.
 microbench: deps

@@ -128,11 +128,12 @@ public final class ChartCastServer {
             throw error
         }
         started = true
-        let core = self.core, server = self.server, tick = options.tick
+        let core = self.core, server = self.server, tick = options.tick, options = self.options
         let sweepEvery = core.history.map { _ in options.historySweepInterval }
         server.perform {
             server.schedule(every: tick) { core.tick() }
             server.schedule(every: 0.2) { core.publishViewersIfNeeded() }
+            server.schedule(every: ServerCore.sweepInterval(options)) { core.sweep() }
             if let sweepEvery { server.schedule(every: sweepEvery) { core.sweepHistory() } }
         }
         return port

@@ -33,6 +33,14 @@ struct Metrics {
     var addressBudgetDrops = 0
     /// WebSocket handshakes refused before the upgrade, by reason.
     var handshakesRefused: [HandshakeRefusal: Int] = [:]
+    /// Drags ended because their owner sent no input for the drag lease.
+    var dragLeasesExpired = 0
+    /// Viewers closed because their unsent output stayed over the backlog bound.
+    var viewersClosedBacklog = 0
+    /// Viewers closed because their output was pending, without a write, for the choke timeout.
+    var viewersClosedChoked = 0
+    /// Times the allocator was asked to return free memory after many viewers left.
+    var memoryTrims = 0
     /// Seconds from a selection change to its write to a viewer.
     var eventToWrite = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5])
 
@@ -62,6 +70,13 @@ struct Metrics {
                "Per-viewer frames (errors) dropped because the viewer was not reading.", [("", "\(personalFramesDropped)")])
         metric("chartcast_points_written_total", "counter", "Points accepted by writes (HTTP and publish).",
                [("", "\(pointsWritten)")])
+        metric("chartcast_drag_leases_expired_total", "counter",
+               "Drags ended because their owner sent no input for the drag lease.", [("", "\(dragLeasesExpired)")])
+        metric("chartcast_viewers_closed_slow_total", "counter",
+               "Viewers closed for not reading: unsent output over the bound (backlog) or no write for the choke timeout (choked).",
+               [("{reason=\"backlog\"}", "\(viewersClosedBacklog)"), ("{reason=\"choked\"}", "\(viewersClosedChoked)")])
+        metric("chartcast_memory_trims_total", "counter",
+               "Times free memory was returned to the system after many viewers left.", [("", "\(memoryTrims)")])
         metric("chartcast_errors_total", "counter", "Protocol errors sent, by code.",
                ErrorCode.allCases.map { ("{code=\"\($0.rawValue)\"}", "\(errors[$0, default: 0])") })
         metric("chartcast_handshakes_refused_total", "counter",

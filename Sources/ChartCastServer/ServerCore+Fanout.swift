@@ -17,6 +17,14 @@ extension ServerCore {
     /// - Note: service thread only.
     func nextFrame(for connection: ViewerConnection) -> NextFrame {
         guard let session = session(for: connection) else { return .nothing }
+        session.writeCallbacks &+= 1
+        let next = nextFrame(of: session)
+        session.lastFrameBytes = next.frame?.count ?? 0
+        return next
+    }
+
+    /// `nextFrame(for:)` once the session is known.
+    private func nextFrame(of session: Session) -> NextFrame {
         if let frame = session.dequeuePersonal() {
             let more = session.hasPersonalFrames || (!session.closing && hasSharedFrames(for: session))
             return NextFrame(sent(frame), morePending: more)
@@ -55,7 +63,7 @@ extension ServerCore {
 
     /// Whether the viewer list or any chart has something for `session`.
     /// - Complexity: O(charts).
-    private func hasSharedFrames(for session: Session) -> Bool {
+    func hasSharedFrames(for session: Session) -> Bool {
         session.viewersVersion != currentViewersVersion || hasChartFrames(for: session)
     }
 

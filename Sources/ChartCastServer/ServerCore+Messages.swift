@@ -87,8 +87,10 @@ extension ServerCore {
             guard let viewport = session.geometry(channel.index) else {
                 throw ProtocolError(.noViewport, "send a viewport for \"\(input.chart)\" before pointer events")
             }
-            if channel.engine.pointer(viewer: session.info.id, phase: input.phase, x: input.x, y: input.y,
-                                      viewport: viewport) {
+            let changed = channel.engine.pointer(viewer: session.info.id, phase: input.phase, x: input.x, y: input.y,
+                                                 viewport: viewport)
+            channel.engine.noteInput(from: session.info.id, at: Double(now) / 1e9)   // renews its drag lease
+            if changed {
                 channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAtEndOfPass()
             }
@@ -96,8 +98,10 @@ extension ServerCore {
             try self.publish(publish, from: session, now: now)
         case .key(let input):
             let channel = try channel(input.chart)
-            if channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,
-                                  viewport: session.geometry(channel.index)) {
+            let changed = channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,
+                                             viewport: session.geometry(channel.index))
+            channel.engine.noteInput(from: session.info.id, at: Double(now) / 1e9)
+            if changed {
                 channel.selectionDidChange(ref: input.ref, now: now)
                 wakeAtEndOfPass()
             }

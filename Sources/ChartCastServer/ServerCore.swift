@@ -79,6 +79,10 @@ final class ServerCore {
     private var departuresPending = false
     /// A selection changed this pass: wake everyone at its end (`finishServicePass`).
     private var wakePending = false
+    /// Viewers that left since the allocator last returned memory (`trimMemoryIfNeeded`).
+    var departuresSinceTrim = 0
+    /// When the allocator last returned memory (monotonic ns), 0 before.
+    var lastTrimAt: UInt64 = 0
 
     /// A core serving `dashboard`, or the demo (with its live feeds) when nil.
     init(options: ServerOptions, logger: Logger, dashboard: Dashboard? = nil) {
@@ -225,6 +229,7 @@ final class ServerCore {
             departuresPending = true
         }
         viewersDirty = true
+        departuresSinceTrim += 1
         logger.log(.info, key: "viewer-disconnected",
                    "viewer \(session.info.id) disconnected from \(connection.remoteAddress) (\(roster.count) connected)")
     }

@@ -50,6 +50,19 @@ public struct ServerOptions: Equatable, Sendable {
     /// Pointer, key and view messages a second that all connections from one address may send
     /// together (burst twice that); 0 turns the per-address budget off (`AddressBudgets`).
     public var maxRatePerAddress: Double = AddressBudgets.defaultRate
+    /// Seconds a drag owner may send no input before its drag ends (`--drag-lease`).
+    public var dragLease: Double = 10
+    /// Bytes a viewer may leave unsent (lws's partial write, queued personal frames) for
+    /// `backlogGrace` seconds without a write going through before it is closed (`--max-backlog`).
+    public var maxBacklogBytes: Int = 1 << 20
+    /// Seconds a viewer may stay over `maxBacklogBytes` without a write going through.
+    public var backlogGrace: Double = 2
+    /// Seconds a viewer may have output pending without a write going through before it is
+    /// closed (`--choke-timeout`).
+    public var chokeTimeout: Double = 30
+    /// Whether free memory is handed back to the system after many viewers left
+    /// (`malloc_trim`; `--no-memory-trim` turns it off).
+    public var trimMemory = true
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -135,6 +148,14 @@ extension ServerOptions {
       --max-rate-per-address N  pointer/key/view messages a  CHARTCAST_MAX_RATE_PER_ADDRESS (default 960;
                            second shared by all connections                        0 turns it off)
                            from one address
+      --drag-lease SECONDS a drag owner silent this long     CHARTCAST_DRAG_LEASE (default 10)
+                           loses the drag
+      --max-backlog BYTES  close a viewer whose unsent       CHARTCAST_MAX_BACKLOG (default 1048576)
+                           output stays over this
+      --choke-timeout S    close a viewer that takes no      CHARTCAST_CHOKE_TIMEOUT (default 30)
+                           output for this long
+      --no-memory-trim     keep freed memory after mass      CHARTCAST_NO_MEMORY_TRIM=1
+                           departures (default: returned)
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -231,6 +252,22 @@ extension ServerOptions {
             case "tls-key":
                 guard !value.isEmpty else { throw OptionsError(description: "--tls-key needs a PEM private key file") }
                 options.tlsPrivateKey = value
+            case "drag-lease", "choke-timeout":
+                guard let seconds = Double(value), seconds.isFinite, seconds >= 0.1, seconds <= 86_400 else {
+                    throw OptionsError(description: "--\(name) must be a number of seconds from 0.1 to 86400, got \"\(value)\"")
+                }
+                if name == "drag-lease" { options.dragLease = seconds } else { options.chokeTimeout = seconds }
+            case "no-memory-trim":
+                switch value.lowercased() {
+                case "1", "true", "yes", "on": options.trimMemory = false
+                case "0", "false", "no", "off", "": options.trimMemory = true
+                default: throw OptionsError(description: "CHARTCAST_NO_MEMORY_TRIM must be 1 or 0, got \"\(value)\"")
+                }
+            case "max-backlog":
+                guard let bytes = Int(value), (4_096...(1 << 34)).contains(bytes) else {
+                    throw OptionsError(description: "--max-backlog must be a number of bytes from 4096 to 17179869184, got \"\(value)\"")
+                }
+                options.maxBacklogBytes = bytes
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -243,8 +280,9 @@ extension ServerOptions {
         let names = ["host", "port", "web-root", "tick", "window", "deflate", "log-level", "dashboard", "write-token",
                      "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout",
                      "tls-cert", "tls-key",
-                     "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address"]
-        let switches: Set<String> = ["deflate", "no-auto-create"]
+                     "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address",
+                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim"]
+        let switches: Set<String> = ["deflate", "no-auto-create", "no-memory-trim"]
         for name in names where name != "allow-origin" {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
             if let value = environment[variable] { try apply(name, value) }

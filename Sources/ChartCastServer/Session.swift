@@ -90,6 +90,16 @@ final class Session: RosterMember {
     var closing = false
     /// This viewer's slot on the server's roster.
     var rosterSlot = -1
+    /// Writable callbacks so far (each `nextFrame`), so the sweep sees whether output moved.
+    var writeCallbacks = 0
+    /// Bytes of the frame handed out at the last writable callback (0: none): an upper bound on
+    /// what libwebsockets holds while it reports a partial write.
+    var lastFrameBytes = 0
+    /// `writeCallbacks` at the previous sweep.
+    var sweptWriteCallbacks = 0
+    /// Since when output has been pending without a write going through (monotonic ns), nil
+    /// while output moves or nothing is pending. See `ServerCore.sweepSlowViewers`.
+    var stuckSince: UInt64?
     private var personal = FIFOQueue<OutboundFrame>()
 
     /// A session with one cursor per chart slot.

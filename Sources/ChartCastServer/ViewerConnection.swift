@@ -17,9 +17,14 @@ protocol ViewerConnection: AnyObject {
     /// The `Authorization` header of the handshake, if it had one (a publisher's token).
     /// `WebSocketConnection` keeps it from the handshake.
     var authorization: String? { get }
+    /// Whether the connection holds the unsent rest of its last frame (the peer is not reading
+    /// fast enough). `WebSocketConnection` asks libwebsockets; test connections have none.
+    var hasPartialWrite: Bool { get }
 }
 
 extension ViewerConnection {
+    var hasPartialWrite: Bool { false }
+
     /// The peer's IP address: `remoteAddress` without its port (`127.0.0.1:53422` → `127.0.0.1`,
     /// `[::1]:53422` → `::1`).
     var peerIP: String {

@@ -53,6 +53,8 @@ public final class SelectionEngine {
     /// Parallel to `selection.hovers`, newest first.
     var hoverEntries: [HoverEntry] = []
     var drag: DragState?
+    /// The drag owner's latest input, in the caller's clock (`noteInput`), for the drag lease.
+    var leaseInput: (owner: String, at: Double)?
     /// The pinned row's x (category charts: index) and who pinned it.
     var pinned: (x: Double, by: String)?
 

@@ -79,8 +79,12 @@ final class LoadClient: WebSocketClientDelegate {
     func webSocketClient(_ connection: WebSocketClientConnection, didCloseWithCode code: UInt16?) {
         guard !isClosed else { return }
         isClosed = true
+        closeCode = code
         if !isClosing { recorder.counters.dropped += 1 }
     }
+
+    /// The server's close code, once closed (nil: dropped without a close frame, or not closed).
+    private(set) var closeCode: UInt16?
 
     func webSocketClient(_ connection: WebSocketClientConnection, didReceive message: InboundMessage) {
         let bytes = message.bytes

@@ -23,6 +23,7 @@ public struct PointerScript {
     /// Charts on which the last gesture left state that `finish()` should clear.
     private var touched: [String] = []
     private var pressedChart: String?
+    private var movedSincePress = false
 
     public init(pattern: LoadPattern, charts: [ChartSpec], driver: Int, plot: Viewport = .loadTestStandard) {
         self.pattern = pattern
@@ -30,6 +31,12 @@ public struct PointerScript {
         self.driver = driver
         self.plot = plot
     }
+
+    /// Whether the driver holds a press (mid-drag, or about to tap).
+    public var isPressed: Bool { pressedChart != nil }
+    /// Whether the driver holds a press it has moved since: a drag (or a press still within
+    /// the slop) in progress.
+    public var isDragging: Bool { pressedChart != nil && movedSincePress }
 
     /// The next pointer event, or nil when no chart accepts the pattern's gestures.
     /// - Complexity: amortised O(1); a gesture of up to ~20 events is planned at once.
@@ -39,10 +46,12 @@ public struct PointerScript {
         guard !queue.isEmpty else { return nil }
         let step = queue.removeFirst()
         switch step.phase {
-        case .down: pressedChart = step.chart
+        case .down:
+            pressedChart = step.chart
+            movedSincePress = false
         case .up: pressedChart = nil
         case .leave: touched.removeAll { $0 == step.chart }
-        case .move: break
+        case .move: movedSincePress = pressedChart != nil
         }
         if !touched.contains(step.chart) && step.phase != .leave { touched.append(step.chart) }
         return step

@@ -128,6 +128,16 @@ public final class WebSocketClientConnection: Hashable, CustomStringConvertible 
         }
     }
 
+    /// Drops the connection without a close frame, as a killed process or a lost network would:
+    /// the socket is shut down and libwebsockets closes the connection when it sees that
+    /// (`didCloseWithCode` nil). Does nothing unless open. - Note: any thread.
+    public func abort() {
+        owner.loop.performOrRun { [self] in
+            guard state == .open, let wsi = wsi else { return }
+            _ = shutdown(lws_get_socket_fd(wsi), Int32(SHUT_RDWR))
+        }
+    }
+
     /// Stops reading from the socket (the peer's sends back up). - Note: any thread.
     public func pauseReading() {
         owner.loop.performOrRun { [self] in

@@ -105,6 +105,16 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         return lws_send_pipe_choked(wsi) != 0
     }
 
+    /// True while libwebsockets holds the unsent rest of the last frame (`lws_partial_buffered`):
+    /// the kernel did not take all of it. No writable callback comes until lws has sent it.
+    /// A closed connection has none.
+    /// - Note: service thread only.
+    public var hasPartialWrite: Bool {
+        server.loop.assertServiceThread()
+        guard let wsi = wsi else { return false }
+        return lws_partial_buffered(wsi) != 0
+    }
+
     /// Whether the delegate may still be asked for a frame: always, until a close was queued
     /// and `maxFramesAfterClose` frames have gone out since.
     var mayTakeFrame: Bool {

@@ -8,6 +8,8 @@ import LoadTesting
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print(LoadOptions.usage)
+    print()
+    print(SoakOptions.usage)
     exit(0)
 }
 
@@ -20,6 +22,26 @@ if let i = arguments.firstIndex(of: "--compare") {
         print(comparison.table, terminator: "")
         if let json { try comparison.writeJSON(to: json) }
         exit(comparison.allTargetsMet ? 0 : 1)
+    } catch {
+        fputs("chartcast-load: \(error)\n", stderr)
+        exit(1)
+    }
+}
+
+// `--soak SECONDS …`: a long run with stalling, vanishing and freezing connections.
+if arguments.contains("--soak") {
+    let soak: SoakOptions
+    do {
+        soak = try SoakOptions.parse(arguments)
+    } catch {
+        fputs("chartcast-load: \(error)\n\n\(SoakOptions.usage)\n", stderr)
+        exit(2)
+    }
+    signal(SIGPIPE, SIG_IGN)
+    do {
+        let report = try SoakRunner(options: soak).run()
+        print(report.text, terminator: "")
+        exit(report.succeeded ? 0 : 1)
     } catch {
         fputs("chartcast-load: \(error)\n", stderr)
         exit(1)

@@ -65,6 +65,31 @@ final class ServerOptionsTests: XCTestCase {
         XCTAssertTrue(ServerOptions.usage.contains("--tls-cert FILE"))
     }
 
+    func testDragLeaseAndSlowViewerFlags() throws {
+        let defaults = ServerOptions()
+        XCTAssertEqual(defaults.dragLease, 10)
+        XCTAssertEqual(defaults.maxBacklogBytes, 1_048_576)
+        XCTAssertEqual(defaults.chokeTimeout, 30)
+        XCTAssertTrue(defaults.trimMemory)
+        guard case .run(let untrimmed) = try ServerOptions.parse(arguments: ["--no-memory-trim"], environment: [:]) else { return XCTFail("not run") }
+        XCTAssertFalse(untrimmed.trimMemory)
+        guard case .run(let flags) = try ServerOptions.parse(arguments: ["--drag-lease", "2.5", "--max-backlog=65536", "--choke-timeout", "5"],
+                                                             environment: ["CHARTCAST_DRAG_LEASE": "99"]) else { return XCTFail("not run") }
+        XCTAssertEqual(flags.dragLease, 2.5, "the flag wins over the variable")
+        XCTAssertEqual(flags.maxBacklogBytes, 65_536)
+        XCTAssertEqual(flags.chokeTimeout, 5)
+        guard case .run(let variables) = try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_MAX_BACKLOG": "2000000",
+                                                                                             "CHARTCAST_CHOKE_TIMEOUT": "0.5"]) else { return XCTFail("not run") }
+        XCTAssertEqual(variables.maxBacklogBytes, 2_000_000)
+        XCTAssertEqual(variables.chokeTimeout, 0.5)
+        for (arguments, fragment) in [(["--drag-lease", "0"], "--drag-lease must be"), (["--choke-timeout", "inf"], "--choke-timeout must be"),
+                                      (["--max-backlog", "100"], "--max-backlog must be")] {
+            XCTAssertThrowsError(try ServerOptions.parse(arguments: arguments, environment: [:])) { error in
+                XCTAssertTrue("\(error)".contains(fragment), "\(arguments): \(error)")
+            }
+        }
+    }
+
     func testHelp() throws {
         XCTAssertEqual(try ServerOptions.parse(arguments: ["--help"], environment: [:]), .help)
         XCTAssertEqual(try ServerOptions.parse(arguments: ["-h"], environment: [:]), .help)

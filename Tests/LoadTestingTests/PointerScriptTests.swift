@@ -87,6 +87,26 @@ final class PointerScriptTests: XCTestCase {
         XCTAssertTrue(script.finish().isEmpty, "finishing twice sends nothing more")
     }
 
+    func testIsDraggingOnlyBetweenAPressThatMovedAndItsRelease() {
+        var script = PointerScript(pattern: .scrub, charts: demo, driver: 0)
+        XCTAssertEqual(script.next()?.phase, .down)
+        XCTAssertTrue(script.isPressed)
+        XCTAssertFalse(script.isDragging, "pressed, not moved yet")
+        XCTAssertEqual(script.next()?.phase, .move)
+        XCTAssertTrue(script.isDragging)
+        while let step = script.next(), step.phase != .up {}
+        XCTAssertFalse(script.isPressed)
+        XCTAssertFalse(script.isDragging)
+        // A pin tap presses without moving: never a drag.
+        var taps = PointerScript(pattern: .mixed, charts: demo, driver: 0)
+        var sawTapPress = false
+        for _ in 0..<200 {
+            guard let step = taps.next() else { break }
+            if step.phase == .down, step.chart == "temperature" { sawTapPress = true; XCTAssertFalse(taps.isDragging) }
+        }
+        XCTAssertTrue(sawTapPress)
+    }
+
     func testHoverAimsAtTheCentreOfEveryCategoryOfTheSpec() {
         let spec = ChartSpec(id: "h", title: "h", mark: .bar, xKind: .category, series: ["s"], categories: ["a", "b", "c", "d"],
                              interactions: Interactions(hover: true))

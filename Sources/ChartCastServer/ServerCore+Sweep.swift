@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ChartEngine
+
+extension ServerCore {
+    /// Viewers leaving between two trims before the allocator is asked to return free memory.
+    static let trimAfterDepartures = 1_000
+    /// At most one trim in this many seconds (a trim walks the heap).
+    static let trimInterval = 5.0
+
+    /// Seconds between two sweeps: a second, or a quarter of the shortest lease or timeout
+    /// swept (tests set them short), at least 50 ms.
+    static func sweepInterval(_ options: ServerOptions) -> Double {
+        max(0.05, min(1, options.dragLease / 4, options.chokeTimeout / 4, options.backlogGrace / 4))
+    }
+
+    /// The periodic sweep (a timer on the service thread): drag leases, slow viewers, memory.
+    /// - Complexity: O(charts + viewers · charts) (the viewers' pending check walks the charts
+    ///   only for a viewer that made no write since the previous sweep).
+    /// - Note: service thread only.
+    func sweep(now: UInt64 = ServerCore.now()) {
+        assertOwningThread()
+        expireDragLeases(now: now)
+        sweepSlowViewers(now: now)
+        trimMemoryIfNeeded(now: now)
+    }
+
+    /// Ends every drag whose owner sent no input to its chart for `options.dragLease`: the
+    /// chart is released and every viewer is sent the new selection, as when the owner leaves.
+    /// - Complexity: O(charts), plus one wake of everyone when a drag ended.
+    func expireDragLeases(now: UInt64) {
+        let seconds = Double(now) / 1e9
+        var released = false
+        for channel in channels where !channel.isRemoved {
+            guard let owner = channel.engine.releaseIdleDrag(now: seconds, lease: options.dragLease) else { continue }
+            metrics.dragLeasesExpired += 1
+            channel.selectionDidChange(ref: nil, now: now)
+            released = true
+            logger.info("viewer \(owner) lost the drag on \(channel.id): no input for \(options.dragLease) s")
+        }
+        if released { wakeAll() }
+    }
+
+    /// Closes the viewers that stopped taking output: output pending and no writable callback
+    /// since the previous sweep, for `options.backlogGrace` while more than
+    /// `options.maxBacklogBytes` are unsent, or for `options.chokeTimeout` whatever the amount.
+    ///
+    /// The unsent backlog of a viewer is what the server holds for it alone: the rest of its
+    /// last frame in libwebsockets' partial-write buffer (counted as the whole frame, an upper
+    /// bound), and its queued personal frames. Shared frames are not copied per viewer, and
+    /// nothing else is queued: a slow viewer is served the newest state when it reads again.
+    /// - Complexity: O(viewers), plus O(charts) per viewer that made no write since the last sweep.
+    func sweepSlowViewers(now: UInt64) {
+        for session in roster where !session.closing {
+            let progressed = session.writeCallbacks != session.sweptWriteCallbacks
+            session.sweptWriteCallbacks = session.writeCallbacks
+            let partial = session.connection.hasPartialWrite
+            guard !progressed, partial || session.hasPersonalFrames || hasSharedFrames(for: session) else {
+                session.stuckSince = nil
+                continue
+            }
+            guard let since = session.stuckSince else {
+                // Pending and not moved since the previous sweep: counted from now on.
+                session.stuckSince = now
+                continue
+            }
+            let stuck = Double(now &- since) / 1e9
+            let backlog = (partial ? session.lastFrameBytes : 0) + session.pendingPersonalBytes
+            if backlog > options.maxBacklogBytes && stuck >= options.backlogGrace {
+                metrics.viewersClosedBacklog += 1
+                closeSlow(session, "\(backlog) bytes unsent for \(Int(stuck.rounded())) s (limit \(options.maxBacklogBytes))")
+            } else if stuck >= options.chokeTimeout {
+                metrics.viewersClosedChoked += 1
+                closeSlow(session, "no output taken for \(Int(stuck.rounded())) s")
+            }
+        }
+    }
+
+    /// Closes a viewer that is not reading (1008). Its close frame cannot go out through a full
+    /// socket: the WebSocket layer's close timeout drops the connection.
+    private func closeSlow(_ session: Session, _ why: String) {
+        session.closing = true
+        logger.warn("viewer \(session.info.id) closed for not reading: \(why)")
+        session.connection.close(code: 1008, reason: "not reading")
+    }
+
+    /// After many departures (at least `trimAfterDepartures` since the last trim, at most one
+    /// trim per `trimInterval`), asks the allocator to give free memory back to the system:
+    /// glibc keeps freed heap pages otherwise, so a flood of connections leaves the server's
+    /// RSS high long after it ended.
+    func trimMemoryIfNeeded(now: UInt64) {
+        guard options.trimMemory, departuresSinceTrim >= ServerCore.trimAfterDepartures,
+              lastTrimAt == 0 || Double(now &- lastTrimAt) / 1e9 >= ServerCore.trimInterval else { return }
+        departuresSinceTrim = 0
+        lastTrimAt = now
+        metrics.memoryTrims += 1
+        _ = ServerCore.mallocTrim?(0)
+    }
+
+    /// glibc's `malloc_trim`, found at run time: `<malloc.h>` is not part of Swift's Glibc
+    /// module, and another C library has none (then nothing is trimmed).
+    static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
+}
