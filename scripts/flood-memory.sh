@@ -15,7 +15,7 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 work=$(mktemp -d)
 log="$work/chartcast.log"
 # shellcheck disable=SC2086
-"$FLOOD_BIN/chartcast" --port 0 --data none --log-level info ${CHARTCAST_ARGS:-} 2>"$log" &
+"$FLOOD_BIN/chartcast" --port 0 --data none --log-level info --max-viewers 30000 --max-per-address 30000 ${CHARTCAST_ARGS:-} 2>"$log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 port=""

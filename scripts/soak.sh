@@ -23,11 +23,11 @@ fi
 
 work=$(mktemp -d)
 log="$work/chartcast.log"
-# Room for the crowd and its churn on both sides.
+# Room for the crowd and its churn on both sides (the crowd comes from one address, loopback).
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 # shellcheck disable=SC2086
-"$SOAK_BIN/chartcast" --port 0 --data none --tick 0.5 --log-level info ${SOAK_SERVER_ARGS:-} 2>"$log" &
+"$SOAK_BIN/chartcast" --port 0 --data none --tick 0.5 --log-level info --max-per-address 30000 ${SOAK_SERVER_ARGS:-} 2>"$log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
 port=""

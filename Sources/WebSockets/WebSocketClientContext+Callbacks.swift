@@ -53,6 +53,11 @@ extension WebSocketClientContext {
             }
             finish(connection, failure: reasonText)
         case LWS_CALLBACK_CLIENT_RECEIVE:
+            // Anything received proves the connection alive: libwebsockets' idle timer (ping
+            // after 300 s without a confirmation, hang up 10 s later) starts over. Without
+            // this only pongs count, and a client that pauses reading right after its ping
+            // hangs up on a server that is talking to it.
+            lws_validity_confirmed(wsi)
             let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: max(0, length))
             let event = connection.assembler.append(chunk,
                                                     binary: lws_frame_is_binary(wsi) != 0,
