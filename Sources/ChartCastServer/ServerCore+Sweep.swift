@@ -88,14 +88,24 @@ extension ServerCore {
     /// After many departures (at least `trimAfterDepartures` since the last trim, at most one
     /// trim per `trimInterval`), asks the allocator to give free memory back to the system:
     /// glibc keeps freed heap pages otherwise, so a flood of connections leaves the server's
-    /// RSS high long after it ended.
-    func trimMemoryIfNeeded(now: UInt64) {
-        guard options.trimMemory, departuresSinceTrim >= ServerCore.trimAfterDepartures,
-              lastTrimAt == 0 || Double(now &- lastTrimAt) / 1e9 >= ServerCore.trimInterval else { return }
+    /// RSS high long after it ended. A trim made while viewers were still leaving (some left
+    /// since the previous sweep) is followed by one more once a sweep finds nobody left since
+    /// the one before: the rest of that exodus, however few, is handed back too.
+    /// - Returns: whether it trimmed.
+    @discardableResult
+    func trimMemoryIfNeeded(now: UInt64) -> Bool {
+        let quiet = departuresSinceTrim == departuresAtLastSweep
+        departuresAtLastSweep = departuresSinceTrim
+        guard options.trimMemory, departuresSinceTrim > 0,
+              departuresSinceTrim >= ServerCore.trimAfterDepartures || (trimFollowUpOwed && quiet),
+              lastTrimAt == 0 || Double(now &- lastTrimAt) / 1e9 >= ServerCore.trimInterval else { return false }
+        trimFollowUpOwed = !quiet
         departuresSinceTrim = 0
+        departuresAtLastSweep = 0
         lastTrimAt = now
         metrics.memoryTrims += 1
         _ = ServerCore.mallocTrim?(0)
+        return true
     }
 
     /// glibc's `malloc_trim`, found at run time: `<malloc.h>` is not part of Swift's Glibc

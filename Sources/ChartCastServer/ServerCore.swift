@@ -83,6 +83,10 @@ final class ServerCore {
     var departuresSinceTrim = 0
     /// When the allocator last returned memory (monotonic ns), 0 before.
     var lastTrimAt: UInt64 = 0
+    /// `departuresSinceTrim` as the previous sweep saw it (unchanged since: nobody left).
+    var departuresAtLastSweep = 0
+    /// The last trim ran while viewers were still leaving: one more is owed once they stop.
+    var trimFollowUpOwed = false
 
     /// A core serving `dashboard`, or the demo (with its live feeds) when nil.
     init(options: ServerOptions, logger: Logger, dashboard: Dashboard? = nil) {

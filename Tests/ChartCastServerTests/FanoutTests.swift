@@ -294,6 +294,32 @@ final class FanoutTests: XCTestCase {
         XCTAssertEqual(seen.first?.selection.hovers.map(\.by), [core.session(for: driver)!.info.id])
     }
 
+    /// A trim that fires while a crowd is still leaving is followed by one after it left, so the
+    /// rest of the exodus (fewer than the threshold) is handed back too; a quiet server never trims.
+    func testATrimDuringAnExodusIsFollowedByOneWhenItEnds() throws {
+        let second: UInt64 = 1_000_000_000
+        var now = ServerCore.now()
+        let crowd = try (0..<(ServerCore.trimAfterDepartures + 400)).map { _ in try openViewer() }
+        XCTAssertFalse(core.trimMemoryIfNeeded(now: now), "nobody left: nothing to trim")
+        for viewer in crowd.prefix(ServerCore.trimAfterDepartures + 100) { core.close(viewer) }
+        XCTAssertTrue(core.trimMemoryIfNeeded(now: now), "the threshold was passed")
+        for viewer in crowd.dropFirst(ServerCore.trimAfterDepartures + 100).prefix(200) { core.close(viewer) }
+        now += 1 * second
+        XCTAssertFalse(core.trimMemoryIfNeeded(now: now), "still leaving, and below the threshold")
+        for viewer in crowd.suffix(100) { core.close(viewer) }
+        now += UInt64(ServerCore.trimInterval) * second
+        XCTAssertFalse(core.trimMemoryIfNeeded(now: now), "viewers left since the last sweep: the exodus goes on")
+        now += 1 * second
+        XCTAssertTrue(core.trimMemoryIfNeeded(now: now), "the exodus ended: the rest of it is trimmed")
+        XCTAssertEqual(core.metrics.memoryTrims, 2)
+        let late = try openViewer()
+        core.close(late)
+        for _ in 0..<3 {
+            now += UInt64(ServerCore.trimInterval) * second
+            XCTAssertFalse(core.trimMemoryIfNeeded(now: now), "one departure after a quiet trim is not an exodus")
+        }
+    }
+
     func testRosterRemovalMovesNobodyAndCompactionsAreRare() {
         final class Member: RosterMember {
             var rosterSlot = -1
