@@ -55,7 +55,9 @@ let package = Package(
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
                                                     "ChartCastStorage"]),
         // Headless viewers and drivers for load tests.
-        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest", "COpenSSL"]),
+        // Linux's epoll for the load tester's raw WebSocket client (glibc's; Swift's Glibc module lacks the header).
+        .systemLibrary(name: "CEpoll"),
+        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest", "COpenSSL", "CEpoll"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest", "ChartCastStorage", "ChartCastServer"]),

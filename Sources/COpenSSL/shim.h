@@ -1,5 +1,6 @@
-/* COpenSSL: what Swift cannot import from OpenSSL directly, for chartcast-load's HTTPS
- * publishers (the WebSockets module gets TLS through libwebsockets instead).
+/* COpenSSL: OpenSSL for chartcast-load: TLS for its HTTPS publishers and SHA-1 for the
+ * Sec-WebSocket-Accept check of its raw WebSocket client (the WebSockets module gets TLS
+ * through libwebsockets instead). What Swift cannot import directly is wrapped below.
  * Macros that expand to SSL_ctrl calls become tiny static inline functions. */
 #ifndef CHARTCAST_COPENSSL_SHIM_H
 #define CHARTCAST_COPENSSL_SHIM_H
@@ -7,6 +8,7 @@
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <openssl/sha.h>
 
 /* SSL_set_tlsext_host_name is a macro around SSL_ctrl with a void * cast. */
 static inline int cc_ssl_set_server_name(SSL *ssl, const char *name) {

@@ -96,7 +96,12 @@ public struct BenchComparison {
             }
             row("ingest points/s", ["ingest", "pointsPerSecond"], target: "≥ 300,000") { a, _ in a >= 300_000 }
             row("ingest write p99 (ms)", ["ingest", "requestMs", "p99"])
-            row("ingest → viewer p99 (ms)", ["ingest", "toViewerMs", "p99"])
+            if (number(c, "ingest", "toViewerMs", "count") ?? 0) > 0 {
+                row("ingest → viewer p99 (ms)", ["ingest", "toViewerMs", "p99"])
+            } else {
+                // No batch was timed (no viewer received an ingest chart's update): say so, not 0 ms.
+                rows.append(Row(scenario: s.name, metric: "ingest → viewer p99 (ms), not measured", chartcast: nil, mirror: nil, target: "", met: nil))
+            }
         case "stall1000":
             // The same load without the stalled viewer: `range1000`, else `n1000`.
             let baseline = all.first { $0.name == "range1000" } ?? all.first { $0.name == "n1000" }

@@ -9,7 +9,8 @@ import Foundation
 /// Each batch is one `POST /api/charts/{id}/points` of JSON columns: series `v` with a value per
 /// point, and series `t` whose single value (on the batch's first x) is the monotonic time the
 /// batch was sent, in nanoseconds — the viewers read it from the first point of the `append`
-/// that carries the batch and record the ingest-to-viewer latency.
+/// that carries the batch, or from the last `t` point of the snapshot that replaces appends too
+/// large for their plot, and record the ingest-to-viewer latency once per batch.
 /// - Note: `start`/`stop` on the runner's thread; publishers run on their own threads.
 final class IngestDriver {
     /// What the publishers did.
@@ -136,21 +137,16 @@ final class IngestDriver {
     }
 
     /// The send time carried by an ingest chart's `append`: the `y` of its first point, which is
-    /// series `t` on the batch's first x. Read right after the scanned prefix (`type`, `chart`,
-    /// `seq`), without scanning the (large) rest of the message.
+    /// series `t` on the batch's first x (read without scanning the rest of the message).
     static func sentAt(_ header: ServerMessageHeader) -> UInt64? {
-        let bytes = header.bytes
-        let key: [UInt8] = Array("\"y\":".utf8)
-        var i = header.fields.scannedTo
-        let end = min(bytes.count, i + 256)
-        while i + key.count <= end {
-            if bytes[i..<(i + key.count)].elementsEqual(key) {
-                var value: UInt64 = 0, digits = 0, k = i + key.count
-                while k < end, bytes[k] >= 0x30, bytes[k] <= 0x39 { value = value &* 10 &+ UInt64(bytes[k] - 0x30); k += 1; digits += 1 }
-                return digits > 0 ? value : nil
-            }
-            i += 1
-        }
-        return nil
+        guard let y = header.firstAppendedY, y >= 0, y < 1.8e19 else { return nil }
+        return UInt64(y)
+    }
+
+    /// The send time of the newest batch a snapshot of an ingest chart holds: the last point of
+    /// series `t` (one point per batch, so a short series; the snapshot's `v` is not read).
+    static func newestSentAt(inSnapshot header: ServerMessageHeader) -> UInt64? {
+        guard let y = header.leadingSeriesPoints(named: "t")?.last?.y, y >= 0, y < 1.8e19 else { return nil }
+        return UInt64(y)
     }
 }

@@ -9,9 +9,9 @@ import WebSockets
 /// since the driver sent the pointer whose `ref` it carries. A driver does the same and also
 /// sends pointer sequences when its timer fires. In mirror mode there is no welcome; every
 /// mirrored message is read as a selection of a per-driver pseudo chart.
-/// - Note: service thread only: the delegate methods are called on the client context's service
-///   thread and the runner touches clients only through `WebSocketClientContext.perform`.
-final class LoadClient: WebSocketClientDelegate {
+/// - Note: service thread only: the delegate methods are called on the transport's service
+///   thread and the runner touches clients only through `LoadTransport.performAndWait`.
+final class LoadClient: LoadConnectionDelegate {
     enum Role: Equatable { case viewer, stalledViewer, driver(Int) }
 
     let index: Int
@@ -19,7 +19,7 @@ final class LoadClient: WebSocketClientDelegate {
     let target: LoadTarget
     let plot: Viewport
     private unowned let recorder: LoadRecorder
-    var connection: WebSocketClientConnection?
+    var connection: LoadConnection?
 
     private(set) var attemptedAt: UInt64 = 0
     private(set) var isConnected = false
@@ -55,9 +55,9 @@ final class LoadClient: WebSocketClientDelegate {
         if recorder.counters.firstAttemptAt == 0 { recorder.counters.firstAttemptAt = now }
     }
 
-    // MARK: WebSocketClientDelegate
+    // MARK: LoadConnectionDelegate
 
-    func webSocketClientDidConnect(_ connection: WebSocketClientConnection) {
+    func loadConnectionDidConnect() {
         let now = MonotonicClock.now()
         isConnected = true
         recorder.counters.connected += 1
@@ -70,13 +70,13 @@ final class LoadClient: WebSocketClientDelegate {
         }
     }
 
-    func webSocketClient(_ connection: WebSocketClientConnection, didFailToConnect reason: String) {
+    func loadConnectionDidFail(_ reason: String) {
         guard !isClosed else { return }
         isClosed = true
         recorder.counters.failed += 1
     }
 
-    func webSocketClient(_ connection: WebSocketClientConnection, didCloseWithCode code: UInt16?) {
+    func loadConnectionDidClose(code: UInt16?) {
         guard !isClosed else { return }
         isClosed = true
         closeCode = code
@@ -86,7 +86,7 @@ final class LoadClient: WebSocketClientDelegate {
     /// The server's close code, once closed (nil: dropped without a close frame, or not closed).
     private(set) var closeCode: UInt16?
 
-    func webSocketClient(_ connection: WebSocketClientConnection, didReceive message: InboundMessage) {
+    func loadConnectionDidReceive(_ message: InboundMessage) {
         let bytes = message.bytes
         recorder.counters.framesReceived += 1
         recorder.counters.bytesReceived += bytes.count
@@ -103,7 +103,7 @@ final class LoadClient: WebSocketClientDelegate {
                 if seq > views[i].seq { views[i].seq = seq }
                 recorder.observe(chart: i, seq: seq, now: now)
                 if role == .viewer, bytes[chart].starts(with: Self.ingestPrefix), let sentAt = IngestDriver.sentAt(header) {
-                    recorder.ingest.record(nanoseconds: now > sentAt ? now - sentAt : 0)
+                    recordIngest(sentAt: sentAt, chart: i, now: now)
                 }
             }
         case .snapshot:
@@ -159,7 +159,12 @@ final class LoadClient: WebSocketClientDelegate {
         guard let chart = header.chart, let seq = header.seq else { return }
         let i = chartSlot(header.bytes, chart)
         if seq > views[i].seq { views[i].seq = seq }
-        recorder.observe(chart: i, seq: seq, now: MonotonicClock.now())
+        let now = MonotonicClock.now()
+        recorder.observe(chart: i, seq: seq, now: now)
+        if role == .viewer, isReady, header.bytes[chart].starts(with: Self.ingestPrefix),
+           let sentAt = IngestDriver.newestSentAt(inSnapshot: header) {
+            recordIngest(sentAt: sentAt, chart: i, now: now)
+        }
         if seq >= views[i].stateSeq, let state = header.selectionState {
             views[i].stateSeq = seq
             views[i].stateFromSnapshot = true
@@ -184,6 +189,14 @@ final class LoadClient: WebSocketClientDelegate {
 
     private func send(_ message: ClientMessage) {
         connection?.send(bytes: message.encode(), binary: false)
+    }
+
+    /// Times the newest batch an ingest chart's message brought, once per batch (a snapshot
+    /// re-sent for another width, or one covering batches already seen, is not timed again).
+    private func recordIngest(sentAt: UInt64, chart i: Int, now: UInt64) {
+        guard sentAt > views[i].lastIngestSentAt else { return }
+        views[i].lastIngestSentAt = sentAt
+        recorder.ingest.record(nanoseconds: now > sentAt ? now - sentAt : 0)
     }
 
     private func markReady() {

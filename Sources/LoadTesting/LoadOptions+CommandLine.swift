@@ -11,6 +11,9 @@ extension LoadOptions {
       --url ws://HOST:PORT/PATH   server (default ws://127.0.0.1:8080/ws; mirror: ws://127.0.0.1:7681/);
                                   wss://… connects over TLS, verifying the server's certificate
       --insecure                  with wss://: accept a self-signed (or any) certificate
+      --client raw|lws            the WebSocket client: the tester's own epoll client (raw, ws://
+                                  only, cheap per byte) or libwebsockets' (lws); default raw for
+                                  ws://, lws for wss://
       --viewers N                 passive viewers (default 100)
       --drivers K                 connections sending pointer events (default 1)
       --rate HZ                   pointer events per driver per second (default 10)
@@ -98,6 +101,10 @@ extension LoadOptions {
             case "--connect-timeout": options.connectTimeout = try number(arg, min: 0)
             case "--quiet": options.progress = false
             case "--insecure": options.insecure = true
+            case "--client":
+                let text = try value(arg)
+                guard let kind = LoadClientKind(rawValue: text) else { throw LoadOptionsError("--client: expected raw or lws, got \(text)") }
+                options.client = kind
             case "--publishers": options.publishers = try count(arg)
             case "--points-per-second": options.pointsPerSecond = try number(arg, min: 1)
             case "--batch-points":
@@ -118,6 +125,7 @@ extension LoadOptions {
         guard options.connectionCount > 0 else { throw LoadOptionsError("nothing to do: --viewers and --drivers are both 0") }
         guard options.publishers == 0 || options.target == .chartcast else { throw LoadOptionsError("--publishers needs a ChartCast server, not --mirror") }
         guard !options.insecure || options.url.tls else { throw LoadOptionsError("--insecure needs a wss:// URL") }
+        guard options.clientKind == .lws || !options.url.tls else { throw LoadOptionsError("--client raw speaks ws:// only; use --client lws for wss://") }
         return options
     }
 }

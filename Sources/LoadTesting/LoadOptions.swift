@@ -108,6 +108,9 @@ public struct LoadOptions: Sendable {
     /// With a `wss://` URL: accept any server certificate (self-signed, expired, another
     /// name) instead of verifying it against the system's CAs.
     public var insecure: Bool = false
+    /// The WebSocket client the connections use; nil: the raw one for `ws://`, libwebsockets'
+    /// for `wss://` (`--client`).
+    public var client: LoadClientKind?
 
     public init(url: LoadURL = LoadURL(host: "127.0.0.1", port: 8080, path: "/ws"),
                 target: LoadTarget = .chartcast, viewers: Int = 100, drivers: Int = 1,
@@ -138,6 +141,9 @@ public struct LoadOptions: Sendable {
 
     /// How the WebSocket connections use TLS: off for `ws://`, verified or not for `wss://`.
     public var tls: WebSocketClientTLS { url.tls ? (insecure ? .insecure : .verified) : .off }
+
+    /// The client actually used.
+    public var clientKind: LoadClientKind { client ?? .automatic(for: url) }
 
     /// Total connections: viewers plus drivers.
     public var connectionCount: Int { viewers + drivers }

@@ -30,7 +30,7 @@ extension LoadReport {
                 + "accepted, \(Format.fixed(ingest.pointsPerSecond, 0)) points/s (asked \(Format.fixed(ingest.targetRate, 0))), "
                 + "\(ingest.batches) writes, \(ingest.failures) failed")
             row("ingest write time", ms(ingest.request))
-            row("ingest to viewer", ms(ingest.toViewer))
+            row("ingest to viewer", ingest.toViewer.count > 0 ? ms(ingest.toViewer) : "not measured (no viewer received an ingest chart's update)")
         }
         if let server {
             row("server pid", "\(server.pid)")

@@ -3,7 +3,8 @@ import WebSockets
 /// Runs one load test: opens the connections over the ramp, waits until every viewer is ready,
 /// drives pointer events for the duration, waits for convergence and returns the report.
 ///
-/// All connections live on one `WebSocketClientContext` (one service thread, event-driven); the
+/// All connections live on one `LoadTransport` (one service thread, event-driven; the tester's
+/// raw client for `ws://`, libwebsockets' for `wss://` or `--client lws`); the
 /// thread calling `run()` only orchestrates: it hands work to the service thread with `perform`
 /// and reads figures back the same way, sleeping in between.
 /// - Note: `run()` blocks the calling thread for the whole test; call it once per runner.
@@ -14,8 +15,8 @@ public final class LoadRunner {
 
     let recorder = LoadRecorder()
     var clients: [LoadClient] = []
-    var context: WebSocketClientContext?
-    private var timers: [WebSocketTimer] = []
+    var context: LoadTransport?
+    private var timers: [LoadTimer] = []
     private var opened = 0
     private var freshness = LatencyHistogram()
     private var maxSeqLag = 0
@@ -35,8 +36,8 @@ public final class LoadRunner {
         var peakRSS = baseline?.rssBytes ?? 0
         let ingestDriver = options.publishers > 0 ? IngestDriver(options: options) : nil
         try ingestDriver?.prepare()
-        // Publishers' writes reach every viewer as large appends: read them in bigger pieces.
-        let context = try WebSocketClientContext(receiveBufferSize: options.publishers > 0 ? 64 << 10 : 0)
+        // Publishers' writes reach every viewer as large appends: libwebsockets reads them in bigger pieces.
+        let context = try options.clientKind.makeTransport(receiveBufferSize: options.publishers > 0 ? 64 << 10 : 0)
         self.context = context
         defer { context.shutdown() }
         makeClients()
@@ -193,9 +194,7 @@ public final class LoadRunner {
         while opened < end {
             let client = clients[opened]
             client.markAttempt(at: MonotonicClock.now())
-            client.connection = context.connect(host: options.url.host, port: options.url.port,
-                                                path: options.url.path, subprotocol: options.subprotocol,
-                                                tls: options.tls, delegate: client)
+            client.connection = context.connect(options.url, subprotocol: options.subprotocol, tls: options.tls, delegate: client)
             opened += 1
         }
     }
@@ -203,7 +202,7 @@ public final class LoadRunner {
     /// Starts one repeating timer per driver at the configured rate; each driver sends its first
     /// event at once.
     /// - Note: service thread only.
-    private func startDrivers(_ context: WebSocketClientContext) {
+    private func startDrivers(_ context: LoadTransport) {
         let period = 1 / options.rate
         for client in clients where client.isDriver {
             let send: () -> Void = options.target == .mirror

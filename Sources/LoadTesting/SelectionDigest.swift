@@ -55,6 +55,8 @@ public struct ChartView: Sendable, Equatable {
     /// Digest of the last `ref` timed, so a re-sent ref (a range recomputed on new data) is not
     /// timed twice from its original pointer.
     public var lastRefDigest: UInt64 = 0
+    /// Ingest charts: the send time of the newest batch timed, so each batch is timed once.
+    public var lastIngestSentAt: UInt64 = 0
 
     public init() {}
 }

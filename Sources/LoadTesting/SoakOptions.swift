@@ -37,6 +37,8 @@ public struct SoakOptions: Sendable, Equatable {
     public var settleTimeout = 30.0
     /// Print a progress line on stderr every `sampleEvery` seconds.
     public var progress = true
+    /// The WebSocket client (`--client`; the soak speaks `ws://` only).
+    public var clientKind = LoadClientKind.raw
 
     public init() {}
 
@@ -63,6 +65,7 @@ public struct SoakOptions: Sendable, Equatable {
       --rss-tolerance F           allowed RSS deviation after the warm-up (default 0.05)
       --ramp S                    seconds to open the crowd over (default 10)
       --settle S                  seconds allowed for convergence at the end (default 30)
+      --client raw|lws            the WebSocket client: the tester's own (default) or libwebsockets'
       --quiet                     no progress lines
     """
 
@@ -116,6 +119,10 @@ public struct SoakOptions: Sendable, Equatable {
             case "--ramp": options.ramp = try number(arg, min: 0)
             case "--settle": options.settleTimeout = try number(arg, min: 0)
             case "--quiet": options.progress = false
+            case "--client":
+                let text = try value(arg)
+                guard let kind = LoadClientKind(rawValue: text) else { throw LoadOptionsError("--client: expected raw or lws, got \(text)") }
+                options.clientKind = kind
             default: throw LoadOptionsError("unknown soak option \(arg)")
             }
             i += 1

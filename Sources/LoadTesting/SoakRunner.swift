@@ -4,7 +4,7 @@ import WebSockets
 /// freezing some of it, samples the server's RSS, then stops the drivers, lets every stalled or
 /// frozen connection read again and checks that every viewer converged.
 ///
-/// All connections live on one `WebSocketClientContext`; the thread calling `run()` only
+/// All connections live on one `LoadTransport`; the thread calling `run()` only
 /// orchestrates (once a second) through `perform`, like `LoadRunner`.
 /// - Note: `run()` blocks the calling thread for the whole soak; call it once per runner.
 public final class SoakRunner {
@@ -13,16 +13,16 @@ public final class SoakRunner {
     public var onProgress: ((String) -> Void)?
 
     let recorder = LoadRecorder()
-    private var context: WebSocketClientContext?
+    private var context: LoadTransport?
     /// The reading viewers, then one slot per driver; a vanished connection's slot gets a fresh one.
     private var viewers: [LoadClient] = []
     private var drivers: [LoadClient] = []
     private var toOpen: [LoadClient] = []
     private var nextIndex = 0
     private var opened = 0
-    private var timers: [WebSocketTimer] = []
+    private var timers: [LoadTimer] = []
     /// Opens connections until the very end, so replacements made late still join the check.
-    private var openTimer: WebSocketTimer?
+    private var openTimer: LoadTimer?
     /// Stalled viewers (by object) and when each reads again (seconds since start).
     private var stalledUntil: [ObjectIdentifier: Double] = [:]
     /// Frozen driver slots and when each carries on.
@@ -44,7 +44,7 @@ public final class SoakRunner {
         FileLimit.raise(to: options.viewers + options.drivers + 1_024)
         let server = options.serverPID.map(ServerProcess.init(pid:))
             ?? (["127.0.0.1", "localhost", "::1"].contains(options.url.host) ? ServerProcess.listening(onPort: options.url.port) : nil)
-        let context = try WebSocketClientContext()
+        let context = try options.clientKind.makeTransport()
         self.context = context
         defer { context.shutdown() }
         startedAt = MonotonicClock.now()
@@ -137,8 +137,7 @@ public final class SoakRunner {
         while budget > 0, !toOpen.isEmpty, opened < due || opened >= total {
             let client = toOpen.removeFirst()
             client.markAttempt(at: MonotonicClock.now())
-            client.connection = context.connect(host: options.url.host, port: options.url.port, path: options.url.path,
-                                                subprotocol: "chartcast.v1", delegate: client)
+            client.connection = context.connect(options.url, subprotocol: "chartcast.v1", tls: .off, delegate: client)
             opened += 1
             budget -= 1
         }

@@ -40,6 +40,24 @@ final class BenchComparisonTests: XCTestCase {
         XCTAssertEqual(row(c, "n5000", "converged")?.met, false)
     }
 
+    func testIngestLatencyIsShownOnlyWhenABatchWasTimed() {
+        func ingest(timed: Int) -> JSONValue {
+            guard case .object(var members) = report(viewers: 100, p99: 3) else { return .null }
+            members.append(("ingest", .object([("pointsPerSecond", .number(350_000)),
+                                               ("requestMs", .object([("p99", .number(90))])),
+                                               ("toViewerMs", .object([("count", .number(Double(timed))), ("p99", .number(timed > 0 ? 12 : 0))]))])))
+            return .object(members)
+        }
+        let idle = BenchComparison.Scenario(name: "n100", chartcast: report(viewers: 100, p99: 2), mirror: nil)
+        let timed = BenchComparison(scenarios: [idle, .init(name: "ingest100", chartcast: ingest(timed: 40), mirror: nil)])
+        XCTAssertEqual(row(timed, "ingest100", "ingest → viewer p99")?.chartcast, 12)
+        XCTAssertEqual(row(timed, "ingest100", "fan-out p99")?.met, true, "3 ms is within 2× the idle 2 ms")
+        XCTAssertEqual(row(timed, "ingest100", "ingest points/s")?.met, true)
+        let untimed = BenchComparison(scenarios: [idle, .init(name: "ingest100", chartcast: ingest(timed: 0), mirror: nil)])
+        XCTAssertEqual(row(untimed, "ingest100", "ingest → viewer p99")?.metric, "ingest → viewer p99 (ms), not measured")
+        XCTAssertNil(row(untimed, "ingest100", "ingest → viewer p99")?.chartcast, "no samples is not 0 ms")
+    }
+
     func testCPUAndMemoryRatios() {
         let c = BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 1, cpuPerFrame: 9, rssPerViewer: 8000),
                                                  mirror: report(p99: 1, cpuPerFrame: 10, rssPerViewer: 5000))])

@@ -29,6 +29,26 @@ final class IngestDriverTests: XCTestCase {
         XCTAssertEqual(IngestDriver.sentAt(header), 98_765_432_101_234)
     }
 
+    func testAViewerReadsTheNewestSendTimeFromASnapshotWithoutReadingTheOtherSeries() throws {
+        func snapshot(view: ClosedRange<Double>?, series: [SeriesData]) -> ServerMessage {
+            .snapshot(.init(chart: "load-ingest-0", seq: 4, x: .init(kind: .linear, domain: .numeric(0, 30_000)), y: 0...100,
+                            series: series, selection: .empty, view: view))
+        }
+        let t = SeriesData(name: "t", points: [DataPoint(x: .number(0), y: 11_000_000_000), DataPoint(x: .number(10_000), y: 12_000_000_000),
+                                                DataPoint(x: .number(20_000), y: 13_500_000_000)])
+        let v = SeriesData(name: "v", points: (0..<30_000).map { DataPoint(x: .number(Double($0)), y: 0.5) })
+        for view in [nil, 5_000.0...25_000] as [ClosedRange<Double>?] {
+            let header = try XCTUnwrap(ServerMessageHeader(snapshot(view: view, series: [t, v]).encode()))
+            XCTAssertEqual(IngestDriver.newestSentAt(inSnapshot: header), 13_500_000_000, "view \(String(describing: view))")
+            XCTAssertEqual(header.leadingSeriesPoints(named: "t"), t.points)
+        }
+        let otherFirst = try XCTUnwrap(ServerMessageHeader(snapshot(view: nil, series: [v, t]).encode()))
+        XCTAssertNil(otherFirst.leadingSeriesPoints(named: "t"), "only the first series is looked at")
+        let selection = try XCTUnwrap(ServerMessageHeader(ServerMessage.selection(.init(chart: "c", seq: 1, selection: .empty)).encode()))
+        XCTAssertNil(selection.leadingSeriesPoints(named: "t"))
+        XCTAssertNil(selection.firstAppendedY)
+    }
+
     func testPublisherOptions() throws {
         let options = try LoadOptions.parse(["--publishers", "4", "--points-per-second", "300000", "--batch-points", "10000",
                                              "--write-token", "t"])

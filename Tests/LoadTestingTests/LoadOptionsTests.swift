@@ -71,6 +71,22 @@ final class LoadOptionsTests: XCTestCase {
         XCTAssertTrue(LoadOptions.usage.contains("--insecure"))
         XCTAssertTrue(LoadOptions.usage.contains("wss://"))
     }
+
+    func testTheClientIsTheRawOneForWSAndLibwebsocketsForWSS() throws {
+        XCTAssertEqual(try LoadOptions.parse([]).clientKind, .raw)
+        XCTAssertEqual(try LoadOptions.parse(["--url", "wss://127.0.0.1:8443/ws"]).clientKind, .lws)
+        XCTAssertEqual(try LoadOptions.parse(["--client", "lws"]).clientKind, .lws)
+        XCTAssertEqual(try LoadOptions.parse(["--client=raw"]).clientKind, .raw)
+        XCTAssertThrowsError(try LoadOptions.parse(["--client", "curl"])) {
+            XCTAssertEqual("\($0)", "--client: expected raw or lws, got curl")
+        }
+        XCTAssertThrowsError(try LoadOptions.parse(["--url", "wss://127.0.0.1:8443/ws", "--client", "raw"])) {
+            XCTAssertEqual("\($0)", "--client raw speaks ws:// only; use --client lws for wss://")
+        }
+        XCTAssertEqual(try SoakOptions.parse(["--client", "lws"]).clientKind, .lws)
+        XCTAssertEqual(try SoakOptions.parse([]).clientKind, .raw)
+        XCTAssertTrue(LoadOptions.usage.contains("--client raw|lws"))
+    }
 }
 
 final class FormatTests: XCTestCase {

@@ -46,6 +46,14 @@ final class LoadRunIntegrationTests: XCTestCase {
         }
     }
 
+    func testLibwebsocketsClientRunsTheSameLoad() throws {
+        var lws = options(viewers: 100, drivers: 2, rate: 20, duration: 1, pattern: .mixed)
+        lws.client = .lws
+        let report = try LoadRunner(options: lws).run()
+        assertHealthy(report, "libwebsockets' client")
+        XCTAssertGreaterThan(report.fanout.count, UInt64(report.counters.pointersSent))
+    }
+
     func testArrivalsAndDeparturesAreMeasuredOnTheServer() throws {
         let report = try LoadRunner(options: options(viewers: 100, drivers: 1, rate: 10, duration: 0.5, pattern: .hover)).run()
         assertHealthy(report, "arrive and leave")
