@@ -4,8 +4,8 @@ extension ServerCore {
     /// The one decision of what `connection` is sent next: the frame to write now, and whether
     /// more is pending after it (the server re-arms the connection on that answer alone).
     ///
-    /// Order: personal frames (welcome, errors), the viewer list if newer, then the charts
-    /// round-robin — for each, a snapshot if needed (downsampled for the viewer's plot width and
+    /// Order: personal frames (welcome, errors), the viewer list if newer, then any chart whose
+    /// only news is its newest selection, then the charts round-robin — for each, a snapshot if needed (downsampled for the viewer's plot width and
     /// view), else its next logged append (or a snapshot when that write is too large for the
     /// plot; nothing while the viewer is zoomed into the past), else the newest selection if
     /// unseen. Appends before selections keeps `seq` increasing per chart.
@@ -37,9 +37,15 @@ extension ServerCore {
         return nextChartFrame(for: session)
     }
 
-    /// The charts' turn, round-robin from `session.nextChart`.
+    /// The charts' turn: a chart whose only news for the viewer is its newest selection goes
+    /// first (a selection is small and is what people interact with; it never waits behind
+    /// another chart's snapshot or append), then round-robin from `session.nextChart`.
     private func nextChartFrame(for session: Session) -> NextFrame {
         let count = channels.count
+        for channel in channels where isSelectionOnly(session.cursors[channel.index], on: channel) {
+            guard let frame = nextFrame(of: channel, for: session) else { continue }
+            return NextFrame(sent(frame), morePending: hasChartFrames(for: session))
+        }
         var index = session.nextChart
         var remaining = count
         while remaining > 0 {
@@ -84,6 +90,16 @@ extension ServerCore {
         return cursor.specVersion == channel.specVersion && !cursor.needsSnapshot
             && (cursor.nextAppend >= channel.appendLog.nextNumber || cursor.viewEnd < channel.liveEdge)
             && (cursor.selectionVersion == channel.selectionVersion || channel.selectionFrame == nil)
+    }
+
+    /// True when the newest selection is all `channel` has for `cursor`: the viewer holds this
+    /// definition, no snapshot is owed and no append is unsent (so sending the selection now keeps
+    /// the chart's `seq` increasing).
+    /// - Complexity: a few comparisons.
+    private func isSelectionOnly(_ cursor: Session.Cursor, on channel: ChartChannel) -> Bool {
+        !channel.isRemoved && cursor.specVersion == channel.specVersion && !cursor.needsSnapshot
+            && (cursor.nextAppend >= channel.appendLog.nextNumber || cursor.viewEnd < channel.liveEdge)
+            && cursor.selectionVersion != channel.selectionVersion && channel.selectionFrame != nil
     }
 
     /// The per-viewer decision for one chart: its spec, a snapshot (first contact, fell off the

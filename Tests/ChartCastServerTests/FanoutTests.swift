@@ -126,6 +126,42 @@ final class FanoutTests: XCTestCase {
         XCTAssertGreaterThan(watcher.writeRequests, 0)
     }
 
+    func testASelectionGoesOutBeforeOtherChartsDataAndAfterItsOwnChartsAppends() throws {
+        let driver = try openViewer(), watcher = try openViewer()
+        for _ in 0..<20 { core.tick() }   // appends waiting on four charts
+        send(driver, viewport("sales"))
+        send(driver, pointer("sales", .move, x: 130, ref: "first"))
+        let first = try drain(watcher)
+        guard case .selection(let update)? = first.first else { return XCTFail("\(first.first.map { "\($0)" } ?? "nothing") came first") }
+        XCTAssertEqual(update.ref, "first", "the selection jumped the 80 waiting appends of the other charts")
+        XCTAssertEqual(first.count, 81, "and those followed, none lost")
+        // On a chart that also has appends waiting, the appends go first: seq only increases.
+        send(driver, viewport("intake", width: 600))
+        for _ in 0..<3 { core.tick() }
+        send(driver, pointer("intake", .down, x: 100))
+        send(driver, pointer("intake", .move, x: 300, ref: "second"))   // a range, on a chart that does not hover
+        var lastSeq = [String: Int]()
+        let second = try drain(watcher)
+        for message in second {
+            let (chart, seq): (String, Int)
+            switch message {
+            case .append(let append): (chart, seq) = (append.chart, append.seq)
+            case .selection(let selection): (chart, seq) = (selection.chart, selection.seq)
+            default: continue
+            }
+            XCTAssertGreaterThan(seq, lastSeq[chart] ?? -1, "\(chart) went back in seq")
+            lastSeq[chart] = seq
+        }
+        let intake = second.compactMap { message -> String? in
+            switch message {
+            case .append(let append) where append.chart == "intake": return "append"
+            case .selection(let selection) where selection.chart == "intake": return "selection"
+            default: return nil
+            }
+        }
+        XCTAssertEqual(intake, ["append", "append", "append", "selection"])
+    }
+
     func testPointerEventsInOnePassWakeEachViewerOnceAtItsEnd() throws {
         let driver = try openViewer()
         let watchers = try (0..<50).map { _ in try openViewer() }
