@@ -36,10 +36,11 @@ final class BigCharts {
     /// live edge up to date.
     @discardableResult
     func bigChart(_ id: String, rows: Int, series: [String] = ["a", "b"], window: Int = 1_000_000,
-                  retention: String = "0") throws -> (xs: [Double], ys: [[Double]]) {
-        let names = series.map { "\"\($0)\"" }.joined(separator: ",")
-        let spec = #"{"mark":"line","x":{"kind":"time"},"series":[\#(names)],"window":\#(window),"retention":"\#(retention)"}"#
-        XCTAssertEqual(try harness.api("PUT", "/api/charts/\(id)", json: spec).status, 201)
+                  retentionSeconds: Int = 0) throws -> (xs: [Double], ys: [[Double]]) {
+        let spec = ChartSpec(id: id, title: id, mark: .line, xKind: .time, series: series,
+                             interactions: ChartSpec.defaultInteractions(for: .time), window: window, retentionSeconds: retentionSeconds)
+        XCTAssertEqual(try harness.api("PUT", "/api/charts/\(id)", headers: ["content-type": "application/json"],
+                                       body: spec.encoded()).status, 201)
         let xs = (0..<rows).map { BigCharts.t0 + Double($0) * 1_000 }
         let ys = series.indices.map { BigCharts.walk(rows, seed: UInt64(31 + $0)) }
         let store = try XCTUnwrap(harness.core.channelsByID[id]).store
