@@ -39,7 +39,8 @@ let package = Package(
         ),
         // Pure Swift: scales, ChartProxy, chart store, gestures, selection. No I/O.
         .target(name: "ChartEngine"),
-        // The demo dashboard's charts and seed data, engine-only, shared by the server and tests.
+        // The demo dashboard's charts and seed data, engine-only, shared by the server and tests, and
+        // the one seeded generator (SplitMix64) of the demo, the soak, the benches and the tests.
         .target(name: "ChartCastDemo", dependencies: ["ChartEngine"]),
         // JSON reader/writer and every protocol v1 message, encode and decode. No I/O.
         .target(name: "ChartCastProtocol", dependencies: ["ChartEngine"]),
@@ -55,10 +56,12 @@ let package = Package(
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
                                                     "ChartCastStorage"]),
         // Headless viewers and drivers for load tests.
-        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest", "COpenSSL"]),
+        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastDemo", "ChartCastProtocol", "ChartCastIngest",
+                                                "COpenSSL"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
-        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest", "ChartCastStorage", "ChartCastServer"]),
+        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastDemo", "ChartCastIngest", "ChartCastStorage",
+                                                              "ChartCastServer"]),
         // libFuzzer's driver entry point (declaration only; linked by -sanitize=fuzzer).
         .systemLibrary(name: "CFuzzer"),
         // Fuzz targets for the parsers. Builds in both modes: plain, it replays inputs through the
@@ -72,8 +75,9 @@ let package = Package(
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo", "TestSupport"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
-        .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
-        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
+        .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine", "ChartCastDemo"]),
+        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "ChartCastDemo",
+                                                                  "TestSupport"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",

@@ -9,6 +9,7 @@
 // Each cell is the best of several runs (a few for 10^6), so that other processes on the
 // machine disturb the figures less.
 
+import ChartCastDemo
 import ChartCastIngest
 import ChartEngine
 
@@ -32,7 +33,7 @@ struct IngestData {
 
     init(points: Int) {
         rows = points / 2
-        var probe = Probe(seed: 7)
+        var probe = SplitMix64(seed: 7)
         xs = (0..<rows).map { 1_733_011_200_000 + Int64($0) * 1_000 }
         user = (0..<rows).map { _ in Int(probe.next() % 10_000) }
         system = (0..<rows).map { _ in Int(probe.next() % 10_000) }

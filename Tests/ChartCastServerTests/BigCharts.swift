@@ -1,3 +1,4 @@
+import ChartCastDemo
 import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
@@ -16,15 +17,11 @@ final class BigCharts {
 
     /// A random walk with flat runs and spikes, per series.
     static func walk(_ n: Int, seed: UInt64) -> [Double] {
-        var state = seed | 1
-        func unit() -> Double {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Double(state >> 11) / Double(1 << 53)
-        }
+        var random = SplitMix64(seed: seed)
         var y = 50.0
         return (0..<n).map { _ in
-            let r = unit()
-            if r < 0.002 { y += (unit() - 0.5) * 80 } else if r > 0.2 { y += unit() - 0.5 }
+            let r = random.unit()
+            if r < 0.002 { y += (random.unit() - 0.5) * 80 } else if r > 0.2 { y += random.unit() - 0.5 }
             return (y * 100).rounded() / 100
         }
     }
