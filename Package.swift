@@ -50,7 +50,8 @@ let package = Package(
         // The history store: one SQLite database, a storage thread with grouped commits, chunked
         // points, M4 reads, retention; the only module that imports CSQLite.
         .target(name: "ChartCastStorage", dependencies: ["CSQLite", "ChartEngine", "ChartCastProtocol"]),
-        // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
+        // The library product: re-exports the server facade (ChartCastServer) and adds the dashboard
+        // DSL (Sources/ChartCast/DSL) with its define/publish overloads (Sources/ChartCast/Server).
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
