@@ -183,20 +183,35 @@ final class HistoryIntegrationTests: XCTestCase {
 
     // MARK: Retention
 
-    func testRetentionSweepsStoredPointsPeriodicallyAndAtStart() throws {
+    func testRetentionSweepsStoredPointsPeriodically() throws {
+        let now = (Date().timeIntervalSince1970 * 1000).rounded()
+        let server = try server(sweep: 0.2)
+        try put(server, spec(retentionSeconds: 30))
+        XCTAssertEqual(try write(server, [now - 3_600_000, now - 60_000, now]).status, 200)
+        let store = try XCTUnwrap(server.server.core.history?.store)
+        XCTAssertTrue(eventually(timeout: 5) { (try? store.read(chart: "cpu", maxPerSeries: 100).first?.xs) == [now] },
+                      "the periodic sweep removed the points older than 30 s")
+        XCTAssertEqual(xs(try state(server, "cpu")).count, 3, "the live window keeps them until they leave it")
+    }
+
+    /// The sweep at start: points past their retention when the server stopped (no periodic
+    /// sweep ran in either life of the server) are gone from the store, and from the live window
+    /// refilled from it, when it starts again.
+    func testRetentionSweepsStoredPointsAtStart() throws {
         let now = (Date().timeIntervalSince1970 * 1000).rounded()
         do {
-            let first = try server(sweep: 0.2)
+            let first = try server(sweep: 3_600)
             try put(first, spec(retentionSeconds: 30))
             XCTAssertEqual(try write(first, [now - 3_600_000, now - 60_000, now]).status, 200)
             let store = try XCTUnwrap(first.server.core.history?.store)
-            XCTAssertTrue(eventually(timeout: 5) { (try? store.read(chart: "cpu", maxPerSeries: 100).first?.xs) == [now] },
-                          "the periodic sweep removed the points older than 30 s")
-            XCTAssertEqual(xs(try state(first, "cpu")).count, 3, "the live window keeps them until they leave it")
+            XCTAssertEqual(try store.read(chart: "cpu", maxPerSeries: 100).first?.xs, [now - 3_600_000, now - 60_000, now],
+                           "stored, and not swept while this server ran")
             first.server.shutdown()
         }
-        let second = try server()
-        XCTAssertEqual(xs(try state(second, "cpu")), [now])
+        let second = try server(sweep: 3_600)
+        let store = try XCTUnwrap(second.server.core.history?.store)
+        XCTAssertEqual(try store.read(chart: "cpu", maxPerSeries: 100).first?.xs, [now], "swept when the store opened")
+        XCTAssertEqual(xs(try state(second, "cpu")), [now], "the live window refilled after the sweep")
     }
 
     // MARK: Failures
@@ -223,6 +238,8 @@ final class HistoryIntegrationTests: XCTestCase {
         try put(server, spec())
         XCTAssertEqual(try write(server, times(0..<2)).status, 200)
         let viewer = try server.viewer()
+        // Every message the viewer receives from here until its own hover comes back.
+        var received: [ServerMessage] = []
         let before = try state(server, "cpu")
         try make(server, .full)
 
@@ -236,7 +253,11 @@ final class HistoryIntegrationTests: XCTestCase {
         try make(server, .readOnly)
         XCTAssertEqual(try write(server, times(2..<3)).status, 503)
         viewer.send(.publish(.init(chart: "cpu", points: [.init(series: "user", x: .number(t0 + 5_000), y: 1)], ref: "p9")))
-        let error = try viewer.error()
+        let error = try viewer.next("error") { message -> ProtocolError? in
+            received.append(message)
+            if case .error(let e) = message { return e }
+            return nil
+        }
         XCTAssertEqual(error.code, .unavailable)
         XCTAssertEqual(error.ref, "p9")
         XCTAssertTrue(error.message.contains("read-only"), error.message)
@@ -244,10 +265,24 @@ final class HistoryIntegrationTests: XCTestCase {
         let metrics = try server.request("GET", "/metrics").bodyText
         XCTAssertTrue(metrics.contains("chartcast_history_writes_failed_total 3"), metrics)
 
-        // Viewers still get what does not need the store: a selection.
+        // Viewers still get what does not need the store: a selection. A chart's pending appends
+        // go out before its newer selection, so any append of the refused writes would be
+        // among the messages received before this one.
         viewer.sendViewport("cpu")
-        viewer.pointer("cpu", .move, x: 300)
-        _ = try viewer.selection("cpu") { !$0.selection.hovers.isEmpty }
+        viewer.pointer("cpu", .move, x: 300, ref: "after-refusals")
+        _ = try viewer.next("the hover") { message -> ServerMessage.SelectionUpdate? in
+            received.append(message)
+            guard case .selection(let update) = message, update.chart == "cpu", update.ref == "after-refusals",
+                  !update.selection.hovers.isEmpty else { return nil }
+            return update
+        }
+        XCTAssertEqual(received.filter { message in
+            switch message {
+            case .append(let a): return a.chart == "cpu"
+            case .snapshot(let s): return s.chart == "cpu"
+            default: return false
+            }
+        }, [], "a watching viewer saw nothing of the refused writes")
 
         try make(server, .fine)
         XCTAssertEqual(try write(server, times(2..<2_002)).status, 200)
