@@ -39,7 +39,8 @@ let package = Package(
         ),
         // Pure Swift: scales, ChartProxy, chart store, gestures, selection. No I/O.
         .target(name: "ChartEngine"),
-        // The demo dashboard's charts and seed data, engine-only, shared by the server and tests.
+        // The demo dashboard's charts and seed data, engine-only, shared by the server and tests, and
+        // the one seeded generator (SplitMix64) of the demo, the soak, the benches and the tests.
         .target(name: "ChartCastDemo", dependencies: ["ChartEngine"]),
         // JSON reader/writer and every protocol v1 message, encode and decode. No I/O.
         .target(name: "ChartCastProtocol", dependencies: ["ChartEngine"]),
@@ -49,7 +50,8 @@ let package = Package(
         // The history store: one SQLite database, a storage thread with grouped commits, chunked
         // points, M4 reads, retention; the only module that imports CSQLite.
         .target(name: "ChartCastStorage", dependencies: ["CSQLite", "ChartEngine", "ChartCastProtocol"]),
-        // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
+        // The library product: re-exports the server facade (ChartCastServer) and adds the dashboard
+        // DSL (Sources/ChartCast/DSL) with its define/publish overloads (Sources/ChartCast/Server).
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
@@ -57,10 +59,12 @@ let package = Package(
         // Headless viewers and drivers for load tests.
         // Linux's epoll for the load tester's raw WebSocket client (glibc's; Swift's Glibc module lacks the header).
         .systemLibrary(name: "CEpoll"),
-        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest", "COpenSSL", "CEpoll"]),
+        .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastDemo", "ChartCastProtocol", "ChartCastIngest",
+                                                "COpenSSL", "CEpoll"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
-        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastIngest", "ChartCastStorage", "ChartCastServer"]),
+        .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastDemo", "ChartCastIngest", "ChartCastStorage",
+                                                              "ChartCastServer"]),
         // libFuzzer's driver entry point (declaration only; linked by -sanitize=fuzzer).
         .systemLibrary(name: "CFuzzer"),
         // Fuzz targets for the parsers. Builds in both modes: plain, it replays inputs through the
@@ -74,8 +78,9 @@ let package = Package(
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo", "TestSupport"]),
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
-        .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
-        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
+        .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine", "ChartCastDemo"]),
+        .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "ChartCastDemo",
+                                                                  "TestSupport"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",

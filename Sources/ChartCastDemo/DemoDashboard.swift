@@ -100,8 +100,8 @@ public enum DemoDashboard {
     }
 }
 
-/// A tiny deterministic generator (SplitMix64) so the demo data is the same on every run, and
-/// property tests are reproducible.
+/// The project's one seeded generator (SplitMix64): the demo data, the demo feeds, the soak's
+/// choices, the benchmarks' data and the property tests repeat run to run.
 public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
@@ -116,4 +116,7 @@ public struct SplitMix64: RandomNumberGenerator {
 
     /// A value in `0..<upperBound`.
     public mutating func next(upperBound: Int) -> Int { Int(next() % UInt64(upperBound)) }
+
+    /// A value in `[0, 1)`, uniform, with 53 random bits.
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

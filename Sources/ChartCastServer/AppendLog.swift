@@ -10,12 +10,15 @@ struct AppendLog {
     /// Per frame: the most points it carries for any one series (a viewer whose plot cannot
     /// show that many is sent a downsampled snapshot instead).
     private var sizes: [Int]
+    /// Per frame: the y domain it carries (nil when the domain did not move).
+    private var yDomains: [ClosedRange<Double>?]
     /// Number the next appended frame will get.
     private(set) var nextNumber = 0
 
     init(capacity: Int) {
         frames = Array(repeating: nil, count: max(1, capacity))
         sizes = Array(repeating: 0, count: max(1, capacity))
+        yDomains = Array(repeating: nil, count: max(1, capacity))
     }
 
     var capacity: Int { frames.count }
@@ -23,12 +26,13 @@ struct AppendLog {
     /// Number of the oldest frame still held.
     var oldestNumber: Int { max(0, nextNumber - frames.count) }
 
-    /// Adds a frame carrying at most `pointsPerSeries` points of any one series, dropping the
-    /// oldest when full.
+    /// Adds a frame carrying at most `pointsPerSeries` points of any one series and the y
+    /// domain `yDomain` (nil when it did not move), dropping the oldest when full.
     /// - Complexity: O(1).
-    mutating func append(_ frame: OutboundFrame, pointsPerSeries: Int) {
+    mutating func append(_ frame: OutboundFrame, pointsPerSeries: Int, yDomain: ClosedRange<Double>?) {
         frames[nextNumber % frames.count] = frame
         sizes[nextNumber % frames.count] = pointsPerSeries
+        yDomains[nextNumber % frames.count] = yDomain
         nextNumber += 1
     }
 
@@ -46,6 +50,13 @@ struct AppendLog {
     func pointsPerSeries(_ number: Int) -> Int {
         guard number >= oldestNumber, number < nextNumber else { return 0 }
         return sizes[number % frames.count]
+    }
+
+    /// The y domain frame `number` carries, nil when it carries none or is not held.
+    /// - Complexity: O(1).
+    func yDomain(_ number: Int) -> ClosedRange<Double>? {
+        guard number >= oldestNumber, number < nextNumber else { return nil }
+        return yDomains[number % frames.count]
     }
 
     /// The frame numbered `number`, or nil when it was dropped or does not exist yet.

@@ -55,7 +55,7 @@ public final class ChartCastServer {
         configuration.webSocketPath = "/ws"
         configuration.vhostName = "chartcast"
         configuration.serverName = "ChartCast"
-        configuration.maxMessageSize = 65_536
+        configuration.maxMessageSize = ServerCore.limits.maxMessageBytes
         configuration.maxRequestBodyBytes = ServerCore.maxBodyBytes
         configuration.customRequestHeaders = ["Idempotency-Key"]
         configuration.permessageDeflate = options.deflate

@@ -41,9 +41,10 @@ final class ChartChannel {
     private(set) var selectionVersion = 0
     /// Monotonic time (ns) of the newest selection change, for the event-to-write histogram.
     private(set) var selectionChangedAt: UInt64 = 0
-    /// The domains last sent, so an append carries them only when they moved.
+    /// The domains last sent, so an append carries them only when they moved; `sentY` is the y
+    /// of every live-window snapshot of the current `seq`.
     private var sentX: XAxis
-    private var sentY: ClosedRange<Double>
+    private(set) var sentY: ClosedRange<Double>
     /// Encoded snapshots of the current `seq`, by key, with when each was last asked for; at
     /// most `maxCachedSnapshots` (the least recently asked for goes first).
     private var snapshotCache: [(key: SnapshotKey, frame: OutboundFrame, used: Int)] = []
@@ -190,9 +191,11 @@ final class ChartChannel {
     /// first in-memory row, M4-downsampled on the view's grid when many) merged with the
     /// in-memory points of the view, downsampled again on the same grid when a column holds more
     /// than 4. The y domain is the one policy over the
-    /// live window's values and the history's. Encoded for one viewer (not cached).
+    /// live window's values and the history's. Encoded for one viewer (not cached); returned
+    /// with that y domain.
     /// - Complexity: O(points in the view · series).
-    func historySnapshotFrame(view: ClosedRange<Double>, grid: M4Grid, history: [HistorySeries]) -> OutboundFrame {
+    func historySnapshotFrame(view: ClosedRange<Double>, grid: M4Grid, history: [HistorySeries])
+        -> (frame: OutboundFrame, yDomain: ClosedRange<Double>) {
         let memory = store.indexRange(fromX: view.lowerBound, toX: view.upperBound)
         let firstInMemory = store.count > 0 ? store.xNumber(at: 0) : Double.infinity
         var lo = store.valueExtent?.lowerBound ?? .infinity, hi = store.valueExtent?.upperBound ?? -.infinity
@@ -221,7 +224,7 @@ final class ChartChannel {
                                               x: XAxis(kind: spec.xKind, domain: .numeric(view.lowerBound, view.upperBound)),
                                               y: y0...y1, series: series, selection: engine.selection, view: view)
         snapshotsEncoded += 1
-        return OutboundFrame(textBytes: ServerMessage.snapshot(snapshot).encode())
+        return (OutboundFrame(textBytes: ServerMessage.snapshot(snapshot).encode()), y0...y1)
     }
 
     /// Notes the newest row's x after a change of the data.
@@ -313,7 +316,8 @@ final class ChartChannel {
                                           x: x != sentX ? x : nil, y: y != sentY ? y : nil)
         sentX = x
         sentY = y
-        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(append).encode()), pointsPerSeries: pointsPerSeries)
+        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(append).encode()), pointsPerSeries: pointsPerSeries,
+                         yDomain: append.y)
     }
 
     /// The store's x axis as sent: category names, or the numeric domain.

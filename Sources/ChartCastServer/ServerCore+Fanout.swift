@@ -139,6 +139,10 @@ extension ServerCore {
             // A write bringing more points per series than the plot has room for (4 per pixel
             // column) comes as a downsampled snapshot instead, covering it and what follows.
             guard channel.appendLog.pointsPerSeries(cursor.nextAppend) > 4 * cursor.columns else {
+                if let y = channel.appendLog.yDomain(cursor.nextAppend) {
+                    // As the page does: a zoomed picture's y domain only widens.
+                    cursor.drawnY = cursor.drawnZoomed ? cursor.drawnY.map { ServerCore.widen($0, y) } ?? y : y
+                }
                 cursor.nextAppend += 1
                 return frame
             }
@@ -154,10 +158,15 @@ extension ServerCore {
             if let view = cursor.view, let history = session.histories[channel.index],
                history.generation == cursor.viewGeneration {
                 cursor.sentColumns = history.grid.columns
-                return channel.historySnapshotFrame(view: view, grid: history.grid, history: history.series)
+                let sent = channel.historySnapshotFrame(view: view, grid: history.grid, history: history.series)
+                cursor.drawnY = sent.yDomain
+                cursor.drawnZoomed = true
+                return sent.frame
             }
             let key = channel.snapshotKey(columns: cursor.columns, view: cursor.view)
             cursor.sentColumns = key.columns
+            cursor.drawnY = channel.sentY
+            cursor.drawnZoomed = key.view != nil
             return channel.snapshotFrame(key)
         }
         if cursor.selectionVersion != channel.selectionVersion, let frame = channel.selectionFrame {
@@ -167,6 +176,11 @@ extension ServerCore {
             return frame
         }
         return nil
+    }
+
+    /// The smallest range holding both (`widen` in `web/js/model.js`).
+    static func widen(_ a: ClosedRange<Double>, _ b: ClosedRange<Double>) -> ClosedRange<Double> {
+        Swift.min(a.lowerBound, b.lowerBound)...Swift.max(a.upperBound, b.upperBound)
     }
 
     private func sent(_ frame: OutboundFrame) -> OutboundFrame {

@@ -41,6 +41,12 @@ final class Session: RosterMember {
         var viewGeneration = 0
         /// A history read for the current view is under way; its snapshot follows the answer.
         var awaitingHistory = false
+        /// The y domain the viewer's page draws this chart with, followed as the page does
+        /// (`web/js/model.js`): the last snapshot's, then each append's that carries one —
+        /// widened to hold both while that snapshot was of a view. Nil before a snapshot.
+        var drawnY: ClosedRange<Double>?
+        /// Whether the last snapshot sent was of a view (the page then widens its y domain).
+        var drawnZoomed = false
 
         init(specVersion: Int = 0, columns: Int = Session.defaultColumns) {
             self.specVersion = specVersion
@@ -124,11 +130,12 @@ final class Session: RosterMember {
         }
     }
 
-    /// The viewer's plot frame of chart slot `slot` with its zoomed view's x domain, as the
-    /// engine's pointer geometry takes it; nil before a viewport.
+    /// The viewer's plot frame of chart slot `slot` with its zoomed view's x domain and the y
+    /// domain it draws with, as the engine's pointer geometry takes it; nil before a viewport.
     func geometry(_ slot: Int) -> Viewport? {
         guard var viewport = viewports[slot] else { return nil }
         viewport.xDomain = cursors[slot].view
+        viewport.yDomain = cursors[slot].drawnY
         return viewport
     }
 

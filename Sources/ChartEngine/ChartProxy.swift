@@ -9,16 +9,21 @@ public struct Viewport: Equatable, Sendable {
     /// The x domain this viewer's plot shows (time/linear charts), when it is zoomed to one of its
     /// own; nil: the chart's live domain, `ChartStore.xDomain`.
     public var xDomain: ClosedRange<Double>?
+    /// The y domain this viewer's plot is drawn with, when the server knows it: the one it last
+    /// sent that viewer (a zoomed viewer's snapshot may differ from the live window's, and its
+    /// page widens it with appends while zoomed); nil: the chart's live `ChartStore.yDomain`.
+    public var yDomain: ClosedRange<Double>?
 
     /// Creates a plot frame.
     public init(x: Double, y: Double, width: Double, height: Double, rtl: Bool = false,
-                xDomain: ClosedRange<Double>? = nil) {
+                xDomain: ClosedRange<Double>? = nil, yDomain: ClosedRange<Double>? = nil) {
         self.x = x
         self.y = y
         self.width = width
         self.height = height
         self.rtl = rtl
         self.xDomain = xDomain
+        self.yDomain = yDomain
     }
 }
 
@@ -28,7 +33,8 @@ public struct Viewport: Equatable, Sendable {
 /// Geometry (shared with the page): category charts split the plot width into `n` equal steps,
 /// step `i` covering `[i, i+1) · width/n` (the plot's far edge belongs to the last step); time and
 /// linear charts map the viewer's x domain (`xDomain`: its zoomed view, else `store.xDomain`)
-/// linearly onto the width. Fractions are in data order (0 = the
+/// linearly onto the width, and every chart maps its y domain (`yDomain`: the one the viewer
+/// was sent, else `store.yDomain`) onto the height, top = high. Fractions are in data order (0 = the
 /// first category or `d0`) whatever the layout direction; right-to-left viewers are mirrored by
 /// `plotLocalX(_:)`. The plot rectangle is closed: both edges are inside.
 ///
@@ -97,12 +103,20 @@ public struct ChartProxy {
         return .number(xNumber(forPointerX: pointerX))
     }
 
-    /// The x and y values under a pointer, or `nil` when it is outside the plot.
+    /// The y domain this viewer's geometry maps through: the viewport's `yDomain` (what the
+    /// viewer was sent and draws with) when set, else the chart's live `store.yDomain`.
+    public var yDomain: (Double, Double) {
+        if let drawn = viewport.yDomain { return (drawn.lowerBound, drawn.upperBound) }
+        return store.yDomain
+    }
+
+    /// The x and y values under a pointer (y through the viewer's `yDomain`), or `nil` when it is
+    /// outside the plot.
     public func value(at point: (x: Double, y: Double)) -> (x: XValue, y: Double)? {
         guard viewport.height > 0 else { return nil }
         let localY = point.y - viewport.y
         guard localY >= 0, localY <= viewport.height, let x = value(atX: point.x) else { return nil }
-        let (y0, y1) = store.yDomain
+        let (y0, y1) = yDomain
         let y = LinearScale(domain: (y0, y1), range: (viewport.height, 0)).invert(localY)
         return (x, y)
     }

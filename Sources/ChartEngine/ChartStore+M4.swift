@@ -24,11 +24,17 @@ extension ChartStore {
     /// Appends to `out` the rows M4 keeps of series `series` under `plan`, ascending: per column
     /// its first, last, smallest and largest present value, each row once. `plan` must have
     /// been made from this store as it is now.
+    ///
+    /// The values are read through a raw pointer (`M4.scan`). Every column's rows lie in
+    /// `plan.rows`, checked here to end within the store's rows, so every slot read is one of
+    /// the ring's `capacity` slots, and the series' `slots` array has exactly `capacity` values.
     /// - Complexity: O(rows in the plan), two comparisons per value; no allocation beyond `out`.
     public func m4Rows(series: Int, plan: M4Plan, into out: inout [Int]) {
         let ring = self.ring
         let start = ring.start, mask = ring.mask, capacity = ring.capacity
         let starts = plan.starts
+        precondition(plan.rows.lowerBound >= 0 && plan.rows.upperBound <= ring.count && columns[series].slots.count == capacity,
+                     "an M4 plan of another store or state")
         columns[series].slots.withUnsafeBufferPointer { buffer in
             guard let ys = buffer.baseAddress else { return }
             for c in 0..<plan.grid.columns {

@@ -130,9 +130,13 @@ public enum M4 {
     }
 
     /// Scans `ys[lo ..< hi]` (`NaN` = missing). Nil when every value is missing.
+    ///
+    /// Reads through a raw pointer, unchecked, for speed: `lo ..< hi` must lie inside the buffer
+    /// `ys` points into. Its two callers, `downsample` and `ChartStore.m4Rows`, pass ranges of a
+    /// column they hold in `withUnsafeBufferPointer`, bounded as their comments say.
     /// - Complexity: O(hi − lo), two comparisons per value.
     @inline(__always)
-    public static func scan(_ ys: UnsafePointer<Double>, _ lo: Int, _ hi: Int) -> Pick? {
+    static func scan(_ ys: UnsafePointer<Double>, _ lo: Int, _ hi: Int) -> Pick? {
         var i = lo
         while i < hi && ys[i].isNaN { i &+= 1 }
         guard i < hi else { return nil }
@@ -180,6 +184,8 @@ public enum M4 {
     /// - Complexity: O(points in the domain · series), plus O(log n) to find them.
     public static func downsample(xs: [Double], ys: [[Double]], grid: M4Grid) -> [[Int]] {
         let lo = lowerBound(xs, grid.from), hi = Swift.max(lo, upperBound(xs, grid.to))
+        // `columnStarts` reads x only at rows of `lo ..< hi` (found by the binary searches, so
+        // inside `xs`) and returns starts within it; each y column is as long as `xs`.
         let starts = xs.withUnsafeBufferPointer { x in
             grid.columnStarts(rows: lo..<hi) { x[$0] }
         }

@@ -39,6 +39,10 @@ final class RawWebSocketConnection: LoadConnection {
     private var peerCloseCode: UInt16?
     private var closeTimer: LoadTimer?
     private var maskState: UInt64
+    /// Set while parsing when the connection must end (the server's close, or a frame a client
+    /// must refuse): it ends once the messages completed before it were delivered. The close
+    /// code to report, nil for none.
+    private var ending: UInt16?? = nil
 
     init(loop: RawWebSocketLoop, url: LoadURL, subprotocol: String?, delegate: LoadConnectionDelegate) {
         self.loop = loop
@@ -190,16 +194,20 @@ final class RawWebSocketConnection: LoadConnection {
         var delivered: [InboundMessage] = []
         if carried.isEmpty {
             let used = consume(bytes, into: &delivered)
-            if used < bytes.count && state != .closed { carried = Array(bytes[used...]) }
+            if used < bytes.count && state != .closed && ending == nil { carried = Array(bytes[used...]) }
         } else {
             var joined = carried
             joined.append(contentsOf: bytes)
             let used = joined.withUnsafeBytes { consume($0, into: &delivered) }
-            carried = state == .closed ? [] : Array(joined[used...])
+            carried = state == .closed || ending != nil ? [] : Array(joined[used...])
         }
         for message in delivered {
             guard state == .open || state == .closing, let delegate else { break }
             delegate.loadConnectionDidReceive(message)
+        }
+        if let code = ending {
+            ending = nil
+            finish(code: code)
         }
     }
 
@@ -221,7 +229,7 @@ final class RawWebSocketConnection: LoadConnection {
                 guard state == .open else { return bytes.count }
             }
         }
-        while at < bytes.count && (state == .open || state == .closing) {
+        while at < bytes.count && (state == .open || state == .closing) && ending == nil {
             if payloadRemaining > 0 {
                 let take = min(payloadRemaining, bytes.count - at)
                 message.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[at..<(at + take)]))
@@ -280,7 +288,7 @@ final class RawWebSocketConnection: LoadConnection {
                 queueFrame(WebSocketFraming.close, WebSocketFraming.closePayload(code: peerCloseCode))
                 closeSent = true
             }
-            finish(code: peerCloseCode)
+            ending = .some(peerCloseCode)
         default:
             break   // pong
         }
@@ -292,7 +300,7 @@ final class RawWebSocketConnection: LoadConnection {
             queueFrame(WebSocketFraming.close, WebSocketFraming.closePayload(code: code, reason: reason))
             closeSent = true
         }
-        finish(code: nil)
+        ending = .some(nil)
     }
 
     // MARK: Writing (service thread)

@@ -1,3 +1,4 @@
+import ChartCastDemo
 import WebSockets
 
 /// Runs one soak: opens the crowd, keeps it for `options.seconds` while stalling, vanishing and
@@ -31,7 +32,7 @@ public final class SoakRunner {
     /// The first connections the server closed, described.
     private var drops: [String] = []
     private var nextVanish = 0.0, nextFreeze = 0.0
-    private var random = SplitMix(seed: 0x50a4)
+    private var random = SplitMix64(seed: 0x50a4)
     private var startedAt: UInt64 = 0
 
     public init(options: SoakOptions) {
@@ -157,7 +158,7 @@ public final class SoakRunner {
         var attempts = 0
         while stalledUntil.count < options.stalled, attempts < 50, !viewers.isEmpty {
             attempts += 1
-            let client = viewers[random.next(below: viewers.count)]
+            let client = viewers[random.next(upperBound: viewers.count)]
             guard client.isReady, !client.isClosed, stalledUntil[ObjectIdentifier(client)] == nil else { continue }
             client.connection?.pauseReading()
             stalledUntil[ObjectIdentifier(client)] = now + options.stallSeconds
@@ -183,7 +184,7 @@ public final class SoakRunner {
                 toOpen.append(drivers[slot])
                 vanishedDrivers += 1
             }
-            if let i = (0..<20).lazy.map({ _ in self.random.next(below: self.viewers.count) }).first(where: {
+            if let i = (0..<20).lazy.map({ _ in self.random.next(upperBound: self.viewers.count) }).first(where: {
                 let c = self.viewers[$0]
                 return c.isReady && !c.isClosed && self.stalledUntil[ObjectIdentifier(c)] == nil
             }) {
@@ -266,21 +267,4 @@ public final class SoakRunner {
         guard let result = context?.performAndWait(timeout: 60, body) else { throw WebSocketError.timeout }
         return result
     }
-}
-
-/// A small deterministic generator (SplitMix64), so a soak's choices repeat run to run.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<bound (bound > 0).
-    mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -9,6 +9,7 @@
 // Each cell is the best of several runs (a few for 10^6), so that other processes on the
 // machine disturb the figures less.
 
+import ChartCastDemo
 import ChartCastIngest
 import ChartEngine
 
@@ -21,51 +22,55 @@ struct IngestCase {
 }
 
 /// The benchmark's data: `points / 2` timestamps one second apart, two series, values with two
-/// decimals from a fixed pseudo-random sequence.
+/// decimals from a fixed pseudo-random sequence. The JSON bodies are written by `PointsBody`
+/// (what clients of the data API use); line protocol and CSV, which have no writer type, as text.
 struct IngestData {
     let rows: Int
     let xs: [Int64]
-    let user: [String]
-    let system: [String]
+    /// Values in hundredths.
+    let user: [Int]
+    let system: [Int]
 
     init(points: Int) {
         rows = points / 2
-        var probe = Probe(seed: 7)
+        var probe = SplitMix64(seed: 7)
         xs = (0..<rows).map { 1_733_011_200_000 + Int64($0) * 1_000 }
-        func value() -> String {
-            let cents = Int(probe.next() % 10_000)
-            return "\(cents / 100).\(cents % 100 < 10 ? "0" : "")\(cents % 100)"
-        }
-        user = (0..<rows).map { _ in value() }
-        system = (0..<rows).map { _ in value() }
+        user = (0..<rows).map { _ in Int(probe.next() % 10_000) }
+        system = (0..<rows).map { _ in Int(probe.next() % 10_000) }
     }
+
+    /// `cents` with two decimals, as line protocol and CSV carry it.
+    private static func text(_ cents: Int) -> String { "\(cents / 100).\(cents % 100 < 10 ? "0" : "")\(cents % 100)" }
+
+    /// `cents` as a number: the nearest double to the decimal `text(cents)` spells.
+    private static func value(_ cents: Int) -> Double { Double(cents) / 100 }
 
     var lineProtocol: [UInt8] {
         var out = ""
         out.reserveCapacity(rows * 64)
-        for k in 0..<rows { out += "cpu,host=a user=\(user[k]),system=\(system[k]) \(xs[k])000000\n" }
+        for k in 0..<rows { out += "cpu,host=a user=\(Self.text(user[k])),system=\(Self.text(system[k])) \(xs[k])000000\n" }
         return Array(out.utf8)
     }
 
     var jsonRows: [UInt8] {
-        var out = "{\"points\":[\n"
-        out.reserveCapacity(rows * 100)
+        var points: [(series: String, x: XValue, y: Double?)] = []
+        points.reserveCapacity(2 * rows)
         for k in 0..<rows {
-            if k > 0 { out += ",\n" }
-            out += "{\"series\":\"user\",\"x\":\(xs[k]),\"y\":\(user[k])},\n{\"series\":\"system\",\"x\":\(xs[k]),\"y\":\(system[k])}"
+            points.append((series: "user", x: .number(Double(xs[k])), y: Self.value(user[k])))
+            points.append((series: "system", x: .number(Double(xs[k])), y: Self.value(system[k])))
         }
-        return Array((out + "\n]}\n").utf8)
+        return PointsBody.rows(points)
     }
 
     var jsonColumns: [UInt8] {
-        "{\"x\":[\(xs.map(String.init).joined(separator: ","))],\n\"series\":{\"user\":[\(user.joined(separator: ","))],\n\"system\":[\(system.joined(separator: ","))]}}\n"
-            .utf8.map { $0 }
+        PointsBody.columns(x: xs.map(Double.init), series: [(name: "user", values: user.map { Self.value($0) }),
+                                                            (name: "system", values: system.map { Self.value($0) })])
     }
 
     var csv: [UInt8] {
         var out = "x,user,system\n"
         out.reserveCapacity(rows * 32)
-        for k in 0..<rows { out += "\(xs[k]),\(user[k]),\(system[k])\n" }
+        for k in 0..<rows { out += "\(xs[k]),\(Self.text(user[k])),\(Self.text(system[k]))\n" }
         return Array(out.utf8)
     }
 }

@@ -9,6 +9,7 @@
 // runs. Memory: resident bytes (free heap trimmed) before and after filling a store with
 // 1,000,000 rows of 1 and of 2 series; the difference is what one more series costs.
 
+import ChartCastDemo
 @_spi(Benchmarks) import ChartCastServer
 import ChartEngine
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ struct M4Row {
 
 /// A random walk with occasional jumps: x one apart, y wandering.
 func m4Walk(_ n: Int, seed: UInt64) -> [Double] {
-    var probe = Probe(seed: seed)
+    var probe = SplitMix64(seed: seed)
     var y = 0.0
     return (0..<n).map { _ in
         let r = probe.unit()

@@ -14,6 +14,7 @@
 // The table goes to stdout (Markdown); progress to stderr. The databases live in a temporary
 // directory that is removed at the end.
 
+import ChartCastDemo
 import ChartCastStorage
 import ChartEngine
 import Foundation
@@ -38,7 +39,7 @@ struct StorageWorkload {
         let slots = DispatchSemaphore(value: inFlight)
         let done = DispatchSemaphore(value: 0)
         let failures = FailureNote()
-        var probe = Probe(seed: UInt64(first + 1))
+        var probe = SplitMix64(seed: UInt64(first + 1))
         var y = 0.0
         let batches = count / Self.batchSize
         let start = clock.now

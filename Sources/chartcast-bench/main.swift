@@ -18,6 +18,7 @@
 // Usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage | --m4]
 // The table goes to stdout (Markdown); progress goes to stderr.
 
+import ChartCastDemo
 import ChartEngine
 #if canImport(Glibc)
 import Glibc
@@ -77,20 +78,6 @@ func fail(_ message: String) -> Never {
 }
 
 // MARK: - Measurement
-
-/// Deterministic xorshift64* numbers for probe positions.
-struct Probe {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed | 1 }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 2_685_821_657_736_338_717
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
 
 let clock = ContinuousClock()
 
@@ -163,7 +150,7 @@ func run(n: Int, budget: Duration) -> [Row] {
     let store = makeStore(n: n, window: n)
     var seed = (0..<n).map { SeedPoint(x: Double($0), y: Double(($0 &* 7919) % 1000)) }
     let viewport = Viewport(x: 0, y: 0, width: 1_000, height: 500, rtl: false)
-    var probe = Probe(seed: 42)
+    var probe = SplitMix64(seed: 42)
     let probes = (0..<4_096).map { _ in probe.unit() }
     var rows: [Row] = []
 

@@ -1,4 +1,5 @@
 import XCTest
+import ChartCastDemo
 import ChartEngine
 @testable import ChartCastIngest
 
@@ -14,7 +15,7 @@ final class RobustnessTests: XCTestCase {
     ]
 
     func testRandomlyDamagedBodiesNeverEscapeAsAnythingButIngestError() {
-        var random = SplitMix(seed: 0x5EED)
+        var random = SplitMix64(seed: 0x5EED)
         let alphabet = bytes("{}[]\",:\\ \n\r\t=#-+.eE0123456789aNIxuty") + [0x00, 0x80, 0xC3, 0xFF, 0xED, 0xA0]
         let specs = [timeSpec(), linearSpec(series: ["user"]), categorySpec(series: ["user"])]
         for round in 0..<20_000 {
@@ -50,7 +51,7 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testRandomGzipDamageIsBadRequestOrTheBody() {
-        var random = SplitMix(seed: 42)
+        var random = SplitMix64(seed: 42)
         let plain = bytes(String(repeating: "cpu user=1 1\n", count: 200))
         let good = Gzip.compress(plain)
         for _ in 0..<2_000 {
@@ -65,18 +66,5 @@ final class RobustnessTests: XCTestCase {
                 XCTFail("\(error)")
             }
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -152,10 +152,8 @@ final class ValidationTests: XCTestCase {
     }
 
     func testOutOfOrderPointsAreSortedWithBodyOrderKeptWithinAnX() throws {
-        var text = #"{"points":["#
-        text += (0..<1_000).map { k in #"{"series":"y","x":\#((k * 7_919) % 500),"y":\#(k)}"# }.joined(separator: ",")
-        text += "]}"
-        let v = try json(text).validate(against: linearSpec())
+        let body = PointsBody.rows((0..<1_000).map { k in (series: "y", x: .number(Double((k * 7_919) % 500)), y: Double(k)) })
+        let v = try JSONPointsParser.parse(body).validate(against: linearSpec())
         XCTAssertEqual(v.rowCount, 500)
         XCTAssertEqual((0..<v.rowCount).map { v.x(row: $0) }, (0..<500).map(Double.init))
         for r in 0..<v.rowCount {

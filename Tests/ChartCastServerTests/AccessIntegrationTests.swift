@@ -24,9 +24,7 @@ final class AccessIntegrationTests: XCTestCase {
     }
 
     private func errorCode(_ response: RawHTTPResponse) -> String? {
-        guard let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-              let error = json["error"] as? [String: Any] else { return nil }
-        return error["code"] as? String
+        (try? APIBody.decodeFailure(response.body))?.code
     }
 
     func testAForeignOriginIsRefusedWith403BeforeTheUpgradeAndOthersConnect() throws {

@@ -126,6 +126,21 @@ final class BadInputIntegrationTests: XCTestCase {
         XCTAssertEqual(update.selection.hovers.first?.by, bystander.id)
     }
 
+    /// The transport's message limit is the one protocol v1 declares (and announces in
+    /// `welcome`): a message of exactly `maxMessageBytes` is read, one byte more is refused.
+    func testTheMessageLimitIsTheDeclaredProtocolLimitToTheByte() throws {
+        let limit = ProtocolLimits.v1.maxMessageBytes
+        let hover = ClientMessage.pointer(.init(chart: "sales", phase: .move, x: TestPlot.standard.categoryX(4, of: 12),
+                                                y: 90, ref: "at-limit")).encode()
+        sender.sendViewport("sales")
+        // JSON allows whitespace after the document; pad the hover to exactly the limit.
+        sender.client.send(bytes: hover + [UInt8](repeating: UInt8(ascii: " "), count: limit - hover.count), binary: false)
+        let update = try bystander.selection("sales") { $0.ref == "at-limit" }
+        XCTAssertEqual(update.selection.hovers.first?.x, .category("May"))
+        sender.client.send(bytes: hover + [UInt8](repeating: UInt8(ascii: " "), count: limit + 1 - hover.count), binary: false)
+        try assertError(.tooLarge)
+    }
+
     func testOversizedFragmentedMessageIsAlsoRefused() throws {
         let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 20_000)
         sender.client.sendFragments([Array("{\"type\":\"hello\",".utf8), chunk, chunk, chunk, chunk, Array("\"name\":\"x\"}".utf8)], binary: false)

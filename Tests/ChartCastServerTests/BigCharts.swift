@@ -1,3 +1,4 @@
+import ChartCastDemo
 import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
@@ -16,15 +17,11 @@ final class BigCharts {
 
     /// A random walk with flat runs and spikes, per series.
     static func walk(_ n: Int, seed: UInt64) -> [Double] {
-        var state = seed | 1
-        func unit() -> Double {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Double(state >> 11) / Double(1 << 53)
-        }
+        var random = SplitMix64(seed: seed)
         var y = 50.0
         return (0..<n).map { _ in
-            let r = unit()
-            if r < 0.002 { y += (unit() - 0.5) * 80 } else if r > 0.2 { y += unit() - 0.5 }
+            let r = random.unit()
+            if r < 0.002 { y += (random.unit() - 0.5) * 80 } else if r > 0.2 { y += random.unit() - 0.5 }
             return (y * 100).rounded() / 100
         }
     }
@@ -36,10 +33,11 @@ final class BigCharts {
     /// live edge up to date.
     @discardableResult
     func bigChart(_ id: String, rows: Int, series: [String] = ["a", "b"], window: Int = 1_000_000,
-                  retention: String = "0") throws -> (xs: [Double], ys: [[Double]]) {
-        let names = series.map { "\"\($0)\"" }.joined(separator: ",")
-        let spec = #"{"mark":"line","x":{"kind":"time"},"series":[\#(names)],"window":\#(window),"retention":"\#(retention)"}"#
-        XCTAssertEqual(try harness.api("PUT", "/api/charts/\(id)", json: spec).status, 201)
+                  retentionSeconds: Int = 0) throws -> (xs: [Double], ys: [[Double]]) {
+        let spec = ChartSpec(id: id, title: id, mark: .line, xKind: .time, series: series,
+                             interactions: ChartSpec.defaultInteractions(for: .time), window: window, retentionSeconds: retentionSeconds)
+        XCTAssertEqual(try harness.api("PUT", "/api/charts/\(id)", headers: ["content-type": "application/json"],
+                                       body: spec.encoded()).status, 201)
         let xs = (0..<rows).map { BigCharts.t0 + Double($0) * 1_000 }
         let ys = series.indices.map { BigCharts.walk(rows, seed: UInt64(31 + $0)) }
         let store = try XCTUnwrap(harness.core.channelsByID[id]).store

@@ -232,6 +232,69 @@ final class DataAPIIntegrationTests: XCTestCase {
         XCTAssertEqual(append.seq, before.seq + 1)
     }
 
+    /// With `--no-auto-create`, a line-protocol write naming an existing chart and an unknown
+    /// one is refused whole, whichever comes first: the existing chart's `seq` and points stay,
+    /// and a viewer watching it is sent nothing.
+    func testALineProtocolWriteNamingAnUnknownChartAppliesNothingToTheKnownOne() throws {
+        let server = try TestServer(autoCreate: false)
+        XCTAssertEqual(try put(server, cpuSpec()).status, 201)
+        let viewer = try server.viewer()
+        let before = try state(server, "cpu")
+        for body in ["cpu user=1,system=2 1733011200000\nmem used=3 1733011200000\n",
+                     "mem used=3 1733011200000\ncpu user=1,system=2 1733011200000\n"] {
+            let refused = try failure(try server.request("POST", "/api/v2/write?precision=ms", body: Array(body.utf8)), 404, "unknown_chart")
+            XCTAssertTrue(refused.message.contains("\"mem\""), refused.message)
+        }
+        let after = try state(server, "cpu")
+        XCTAssertEqual(after.seq, before.seq, "nothing applied to cpu")
+        XCTAssertEqual(after.series, before.series)
+        XCTAssertTrue(after.series.allSatisfy { $0.points.isEmpty }, "no point of cpu")
+        _ = try failure(try server.request("GET", "/api/charts/mem"), 404, "unknown_chart")
+        // The viewer was sent nothing: its next change is the next valid write's append.
+        let valid = try server.request("POST", "/api/v2/write?precision=ms", body: Array("cpu user=4 1733011201000\n".utf8))
+        XCTAssertEqual(valid.status, 204, valid.bodyText)
+        guard case .append(let append) = try nextChange(viewer) else { return XCTFail("expected an append first") }
+        XCTAssertEqual(append.seq, before.seq + 1)
+        XCTAssertEqual(append.points, [SeriesPoint(series: "user", x: .number(t0 + 1_000), y: 4)])
+    }
+
+    /// Non-finite values are refused with 400 and nothing applied (docs/api.md): `NaN`,
+    /// `Infinity` and numbers beyond a double are `bad_point` in JSON (rows and columns) and CSV,
+    /// and beyond a double in line protocol; line protocol has no `NaN` or `Inf` literal, so
+    /// those are a syntax error, `bad_request`. The bodies are text on purpose: no writer
+    /// produces these literals.
+    func testNonFiniteValuesAreRefusedAndApplyNothing() throws {
+        let server = try TestServer()
+        XCTAssertEqual(try put(server, cpuSpec()).status, 201)
+        let viewer = try server.viewer()
+        let before = try state(server, "cpu")
+        for literal in ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"] {
+            for body in [#"{"points":[{"series":"user","x":1733011200000,"y":\#(literal)}]}"#,
+                         #"{"x":[1733011200000],"series":{"user":[\#(literal)]}}"#] {
+                let refused = try failure(try postPoints(server, body), 400, "bad_point")
+                XCTAssertEqual(refused.index, 0, body)
+                XCTAssertTrue(refused.message.contains("is not finite"), refused.message)
+            }
+        }
+        for literal in ["NaN", "inf", "1e999"] {
+            let refused = try failure(try postPoints(server, "x,user\n1733011200000,\(literal)\n", type: csv), 400, "bad_point")
+            XCTAssertEqual(refused.line, 2)
+        }
+        for (literal, code) in [("1e999", "bad_point"), ("-1e999", "bad_point"), ("NaN", "bad_request"), ("Inf", "bad_request"),
+                                ("+Inf", "bad_request"), ("Infinity", "bad_request")] {
+            let body = Array("cpu user=\(literal) 1733011200000\n".utf8)
+            let refused = try failure(try server.request("POST", "/api/v2/write?precision=ms", body: body), 400, code)
+            XCTAssertEqual(refused.line, 1, literal)
+        }
+        let after = try state(server, "cpu")
+        XCTAssertEqual(after.seq, before.seq, "nothing applied")
+        XCTAssertEqual(after.series, before.series)
+        let valid = try postPoints(server, #"{"points":[{"series":"system","x":1733011200000,"y":3}]}"#)
+        XCTAssertEqual(valid.status, 200)
+        guard case .append(let append) = try nextChange(viewer) else { return XCTFail("expected an append first") }
+        XCTAssertEqual(append.seq, before.seq + 1, "the viewer was sent nothing before it")
+    }
+
     func testAChunkedBodyOverTheLimitGetsTheJSON413() throws {
         let server = try TestServer()
         XCTAssertEqual(try put(server, cpuSpec()).status, 201)

@@ -23,9 +23,11 @@ final class DurabilityIntegrationTests: XCTestCase {
         for round in 0..<3 {
             let (server, port) = try launch()
             if round == 0 {
-                let spec = #"{"title":"CPU","mark":"line","x":{"kind":"time"},"series":["user"],"window":100000}"#
+                let spec = ChartSpec(id: "cpu", title: "CPU", mark: .line, xKind: .time, series: ["user"],
+                                     interactions: ChartSpec.defaultInteractions(for: .time), window: 100_000,
+                                     retentionSeconds: ChartSpec.defaultRetentionSeconds)
                 let put = try rawHTTP(port: port, method: "PUT", path: "/api/charts/cpu",
-                                      extraHeaders: ["Content-Type: application/json"], body: Array(spec.utf8))
+                                      extraHeaders: ["Content-Type: application/json"], body: spec.encoded())
                 XCTAssertEqual(put.status, 201, put.bodyText)
             }
             // Writes of 50 points each until 20 were answered, then SIGKILL at once.

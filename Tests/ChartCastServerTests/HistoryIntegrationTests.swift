@@ -22,11 +22,9 @@ final class HistoryIntegrationTests: XCTestCase {
         try TestServer(dataDirectory: directory.path, historySweepInterval: sweep, dashboard: dashboard)
     }
 
-    private func spec(_ id: String = "cpu", window: Int = 100, retention: String = "7d") throws -> ChartSpec {
-        try ChartSpec.parse(Array("""
-            {"id":"\(id)","title":"CPU","mark":"line","x":{"kind":"time"},"series":["user","system"],
-             "window":\(window),"retention":"\(retention)"}
-            """.utf8))
+    private func spec(_ id: String = "cpu", window: Int = 100, retentionSeconds: Int = 7 * 86_400) -> ChartSpec {
+        ChartSpec(id: id, title: "CPU", mark: .line, xKind: .time, series: ["user", "system"],
+                  interactions: ChartSpec.defaultInteractions(for: .time), window: window, retentionSeconds: retentionSeconds)
     }
 
     @discardableResult
@@ -39,9 +37,8 @@ final class HistoryIntegrationTests: XCTestCase {
 
     /// Writes `user` = x / 1000 at each x (epoch ms) and returns the answer.
     private func write(_ server: TestServer, _ xs: [Double], chart: String = "cpu") throws -> RawHTTPResponse {
-        let rows = xs.map { "{\"series\":\"user\",\"x\":\(JSONWriter.format($0)),\"y\":\(JSONWriter.format($0 / 1000))}" }
-        return try server.request("POST", "/api/charts/\(chart)/points", headers: [json],
-                                  body: Array("{\"points\":[\(rows.joined(separator: ","))]}".utf8))
+        let rows = xs.map { (series: "user", x: XValue.number($0), y: Optional($0 / 1000)) }
+        return try server.request("POST", "/api/charts/\(chart)/points", headers: [json], body: PointsBody.rows(rows))
     }
 
     private func state(_ server: TestServer, _ chart: String) throws -> APIBody.ChartState {
@@ -63,14 +60,14 @@ final class HistoryIntegrationTests: XCTestCase {
     func testAnsweredWritesAndAPICreatedChartsComeBackWithTheirLiveWindowRefilled() throws {
         do {
             let first = try server()
-            try put(first, try spec(window: 5))
+            try put(first, spec(window: 5))
             XCTAssertEqual(try write(first, times(0..<4)).status, 200)
             XCTAssertEqual(try write(first, times(4..<8)).status, 200)
             first.server.shutdown()
         }
         let second = try server()
         let back = try state(second, "cpu")
-        XCTAssertEqual(back.spec, try spec(window: 5))
+        XCTAssertEqual(back.spec, spec(window: 5))
         XCTAssertEqual(xs(back), times(3..<8), "the window's newest 5 x values, refilled from history")
         XCTAssertEqual(back.series.first { $0.name == "user" }?.points.last?.y, (t0 + 7_000) / 1000)
         // Writing on continues from there.
@@ -81,7 +78,7 @@ final class HistoryIntegrationTests: XCTestCase {
     func testARetentionZeroChartKeepsItsSpecButNoPoints() throws {
         do {
             let first = try server()
-            try put(first, try spec(retention: "0"))
+            try put(first, spec(retentionSeconds: 0))
             XCTAssertEqual(try write(first, times(0..<3)).status, 200)
             first.server.shutdown()
         }
@@ -92,25 +89,26 @@ final class HistoryIntegrationTests: XCTestCase {
     func testADeletedChartAndItsHistoryStayGone() throws {
         do {
             let first = try server()
-            try put(first, try spec())
+            try put(first, spec())
             XCTAssertEqual(try write(first, times(0..<3)).status, 200)
             XCTAssertEqual(try first.request("DELETE", "/api/charts/cpu").status, 204)
             first.server.shutdown()
         }
         let second = try server()
         XCTAssertEqual(try second.request("GET", "/api/charts/cpu").status, 404)
-        try put(second, try spec())
+        try put(second, spec())
         XCTAssertEqual(try state(second, "cpu").series.flatMap(\.points), [], "no points of the deleted chart")
     }
 
     func testTheDashboardsDefinitionWinsButItsPointsComeBack() throws {
-        let file = try Dashboard.parse(Array("""
-            {"title":"Plant","charts":[{"id":"cpu","title":"From the file","mark":"line","x":{"kind":"time"},
-             "series":["user"],"window":10}]}
-            """.utf8))
+        let file = Dashboard(title: "Plant", charts: [
+            ChartSpec(id: "cpu", title: "From the file", mark: .line, xKind: .time, series: ["user"],
+                      interactions: ChartSpec.defaultInteractions(for: .time), window: 10,
+                      retentionSeconds: ChartSpec.defaultRetentionSeconds),
+        ])
         do {
             let first = try server(dashboard: file)
-            var replaced = try spec()
+            var replaced = spec()
             replaced.title = "Replaced over the API"
             try put(first, replaced, status: 200)
             XCTAssertEqual(try write(first, times(0..<3)).status, 200)
@@ -129,7 +127,7 @@ final class HistoryIntegrationTests: XCTestCase {
             let lines = "disk,host=a used=1 \(ns)\ndisk,host=a used=2 \(ns + 1_000_000_000)\n"
             let response = try first.request("POST", "/api/v2/write", headers: ["Content-Type: text/plain"], body: Array(lines.utf8))
             XCTAssertEqual(response.status, 204, response.bodyText)
-            try put(first, try spec())
+            try put(first, spec())
             let publisher = try first.viewer()
             publisher.send(.publish(.init(chart: "cpu", points: [.init(series: "system", x: .number(t0), y: 3)], ref: "p1")))
             let ack = try publisher.next("ack") { if case .ack(let ack) = $0 { return ack }; return nil }
@@ -145,7 +143,7 @@ final class HistoryIntegrationTests: XCTestCase {
     func testChartsDefinedInSwiftPublishThroughTheStoreAndAreRefilledWhenDefinedAgain() throws {
         do {
             let first = try server()
-            XCTAssertTrue(try first.server.define(try spec()))
+            XCTAssertTrue(try first.server.define(spec()))
             let seq = try first.server.publish([Point(series: "user", x: .number(t0), y: 1),
                                                 Point(series: "user", x: .number(t0 + 1_000), y: 2)], to: "cpu")
             XCTAssertGreaterThan(seq, 0)
@@ -153,7 +151,7 @@ final class HistoryIntegrationTests: XCTestCase {
         }
         let second = try server()
         XCTAssertEqual(try second.request("GET", "/api/charts/cpu").status, 404, "a Swift-defined chart's spec is not stored")
-        XCTAssertTrue(try second.server.define(try spec()))
+        XCTAssertTrue(try second.server.define(spec()))
         XCTAssertEqual(xs(try state(second, "cpu")), [t0, t0 + 1_000], "defining it again brings its points back")
     }
 
@@ -161,7 +159,7 @@ final class HistoryIntegrationTests: XCTestCase {
 
     func testAViewBeforeTheLiveWindowIsReadFromHistoryAndDownsampled() throws {
         let server = try server()
-        try put(server, try spec(window: 100))
+        try put(server, spec(window: 100))
         let all = (0..<5_000).map { t0 + Double($0) }
         for start in stride(from: 0, to: 5_000, by: 1_000) {
             XCTAssertEqual(try write(server, Array(all[start..<start + 1_000])).status, 200)
@@ -185,20 +183,35 @@ final class HistoryIntegrationTests: XCTestCase {
 
     // MARK: Retention
 
-    func testRetentionSweepsStoredPointsPeriodicallyAndAtStart() throws {
+    func testRetentionSweepsStoredPointsPeriodically() throws {
+        let now = (Date().timeIntervalSince1970 * 1000).rounded()
+        let server = try server(sweep: 0.2)
+        try put(server, spec(retentionSeconds: 30))
+        XCTAssertEqual(try write(server, [now - 3_600_000, now - 60_000, now]).status, 200)
+        let store = try XCTUnwrap(server.server.core.history?.store)
+        XCTAssertTrue(eventually(timeout: 5) { (try? store.read(chart: "cpu", maxPerSeries: 100).first?.xs) == [now] },
+                      "the periodic sweep removed the points older than 30 s")
+        XCTAssertEqual(xs(try state(server, "cpu")).count, 3, "the live window keeps them until they leave it")
+    }
+
+    /// The sweep at start: points past their retention when the server stopped (no periodic
+    /// sweep ran in either life of the server) are gone from the store, and from the live window
+    /// refilled from it, when it starts again.
+    func testRetentionSweepsStoredPointsAtStart() throws {
         let now = (Date().timeIntervalSince1970 * 1000).rounded()
         do {
-            let first = try server(sweep: 0.2)
-            try put(first, try spec(retention: "30s"))
+            let first = try server(sweep: 3_600)
+            try put(first, spec(retentionSeconds: 30))
             XCTAssertEqual(try write(first, [now - 3_600_000, now - 60_000, now]).status, 200)
             let store = try XCTUnwrap(first.server.core.history?.store)
-            XCTAssertTrue(eventually(timeout: 5) { (try? store.read(chart: "cpu", maxPerSeries: 100).first?.xs) == [now] },
-                          "the periodic sweep removed the points older than 30 s")
-            XCTAssertEqual(xs(try state(first, "cpu")).count, 3, "the live window keeps them until they leave it")
+            XCTAssertEqual(try store.read(chart: "cpu", maxPerSeries: 100).first?.xs, [now - 3_600_000, now - 60_000, now],
+                           "stored, and not swept while this server ran")
             first.server.shutdown()
         }
-        let second = try server()
-        XCTAssertEqual(xs(try state(second, "cpu")), [now])
+        let second = try server(sweep: 3_600)
+        let store = try XCTUnwrap(second.server.core.history?.store)
+        XCTAssertEqual(try store.read(chart: "cpu", maxPerSeries: 100).first?.xs, [now], "swept when the store opened")
+        XCTAssertEqual(xs(try state(second, "cpu")), [now], "the live window refilled after the sweep")
     }
 
     // MARK: Failures
@@ -222,9 +235,11 @@ final class HistoryIntegrationTests: XCTestCase {
 
     func testAFullOrReadOnlyDiskAnswers503WithNothingAppliedViewersUnaffectedAndWritesRecover() throws {
         let server = try server()
-        try put(server, try spec())
+        try put(server, spec())
         XCTAssertEqual(try write(server, times(0..<2)).status, 200)
         let viewer = try server.viewer()
+        // Every message the viewer receives from here until its own hover comes back.
+        var received: [ServerMessage] = []
         let before = try state(server, "cpu")
         try make(server, .full)
 
@@ -238,7 +253,11 @@ final class HistoryIntegrationTests: XCTestCase {
         try make(server, .readOnly)
         XCTAssertEqual(try write(server, times(2..<3)).status, 503)
         viewer.send(.publish(.init(chart: "cpu", points: [.init(series: "user", x: .number(t0 + 5_000), y: 1)], ref: "p9")))
-        let error = try viewer.error()
+        let error = try viewer.next("error") { message -> ProtocolError? in
+            received.append(message)
+            if case .error(let e) = message { return e }
+            return nil
+        }
         XCTAssertEqual(error.code, .unavailable)
         XCTAssertEqual(error.ref, "p9")
         XCTAssertTrue(error.message.contains("read-only"), error.message)
@@ -246,10 +265,24 @@ final class HistoryIntegrationTests: XCTestCase {
         let metrics = try server.request("GET", "/metrics").bodyText
         XCTAssertTrue(metrics.contains("chartcast_history_writes_failed_total 3"), metrics)
 
-        // Viewers still get what does not need the store: a selection.
+        // Viewers still get what does not need the store: a selection. A chart's pending appends
+        // go out before its newer selection, so any append of the refused writes would be
+        // among the messages received before this one.
         viewer.sendViewport("cpu")
-        viewer.pointer("cpu", .move, x: 300)
-        _ = try viewer.selection("cpu") { !$0.selection.hovers.isEmpty }
+        viewer.pointer("cpu", .move, x: 300, ref: "after-refusals")
+        _ = try viewer.next("the hover") { message -> ServerMessage.SelectionUpdate? in
+            received.append(message)
+            guard case .selection(let update) = message, update.chart == "cpu", update.ref == "after-refusals",
+                  !update.selection.hovers.isEmpty else { return nil }
+            return update
+        }
+        XCTAssertEqual(received.filter { message in
+            switch message {
+            case .append(let a): return a.chart == "cpu"
+            case .snapshot(let s): return s.chart == "cpu"
+            default: return false
+            }
+        }, [], "a watching viewer saw nothing of the refused writes")
 
         try make(server, .fine)
         XCTAssertEqual(try write(server, times(2..<2_002)).status, 200)
@@ -258,7 +291,7 @@ final class HistoryIntegrationTests: XCTestCase {
 
     func testWritesBeyondThePendingBoundAreRefusedNotQueued() throws {
         let server = try server()
-        try put(server, try spec())
+        try put(server, spec())
         let link = try XCTUnwrap(server.server.core.history)
         XCTAssertEqual(server.server.server.performAndWait(timeout: 5) { link.reserve(HistoryLink.defaultMaxPendingPoints) == nil }, true)
         let refused = try write(server, times(0..<3))

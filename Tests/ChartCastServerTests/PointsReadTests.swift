@@ -1,3 +1,4 @@
+import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
 import Foundation
@@ -17,10 +18,9 @@ final class PointsReadTests: XCTestCase {
     /// A minute ago in whole seconds (epoch ms).
     private let t0 = ((Date().timeIntervalSince1970 - 600).rounded(.down)) * 1_000
 
-    private func chart(_ server: TestServer, window: Int, retention: String = "7d") throws {
-        let spec = try ChartSpec.parse(Array("""
-            {"id":"cpu","title":"CPU","mark":"line","x":{"kind":"time"},"series":["user"],"window":\(window),"retention":"\(retention)"}
-            """.utf8))
+    private func chart(_ server: TestServer, window: Int, retentionSeconds: Int = 7 * 86_400) throws {
+        let spec = ChartSpec(id: "cpu", title: "CPU", mark: .line, xKind: .time, series: ["user"],
+                             interactions: ChartSpec.defaultInteractions(for: .time), window: window, retentionSeconds: retentionSeconds)
         XCTAssertEqual(try server.request("PUT", "/api/charts/cpu", headers: [json], body: spec.encoded()).status, 201)
     }
 
@@ -76,19 +76,20 @@ final class PointsReadTests: XCTestCase {
         let answer = try points(server.request("GET", "/api/charts/cpu/points"))
         XCTAssertEqual(answer.map { $0[0] }, (150..<200).map { t0 + Double($0) })
         let stored = try TestServer(dataDirectory: directory.path)
-        try chart(stored, window: 50, retention: "0")
+        try chart(stored, window: 50, retentionSeconds: 0)
         try write(stored, 0..<200)
         XCTAssertEqual(try points(stored.request("GET", "/api/charts/cpu/points")).count, 50, "retention 0: live window only")
     }
 
     func testCSVIsRFC4180WithOneRecordPerX() throws {
         let server = try TestServer(dataDirectory: directory.path)
-        let spec = try ChartSpec.parse(Array("""
-            {"id":"mix","title":"Mix","mark":"line","x":{"kind":"linear"},"series":["plain","with, comma","say \\"hi\\""]}
-            """.utf8))
+        let spec = ChartSpec(id: "mix", title: "Mix", mark: .line, xKind: .linear, series: ["plain", "with, comma", "say \"hi\""],
+                             interactions: ChartSpec.defaultInteractions(for: .linear), window: ChartSpec.defaultWindow,
+                             retentionSeconds: ChartSpec.defaultRetentionSeconds)
         XCTAssertEqual(try server.request("PUT", "/api/charts/mix", headers: [json], body: spec.encoded()).status, 201)
-        let body = #"{"points":[{"series":"plain","x":1,"y":0.5},{"series":"with, comma","x":1,"y":2},{"series":"say \"hi\"","x":2.5,"y":-3}]}"#
-        XCTAssertEqual(try server.request("POST", "/api/charts/mix/points", headers: [json], body: Array(body.utf8)).status, 200)
+        let body = PointsBody.rows([(series: "plain", x: .number(1), y: 0.5), (series: "with, comma", x: .number(1), y: 2),
+                                    (series: "say \"hi\"", x: .number(2.5), y: -3)])
+        XCTAssertEqual(try server.request("POST", "/api/charts/mix/points", headers: [json], body: body).status, 200)
         let csv = try server.request("GET", "/api/charts/mix/points?format=csv")
         XCTAssertEqual(csv.status, 200)
         XCTAssertEqual(csv.headers["content-type"], "text/csv; charset=utf-8; header=present")

@@ -1,3 +1,4 @@
+import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
 import XCTest
@@ -102,6 +103,54 @@ final class SelectionIntegrationTests: XCTestCase {
         b.pointer("temperature", .down, x: x + 1)
         b.pointer("temperature", .up, x: x + 1)
         _ = try a.selection("temperature") { $0.selection.pin == nil }
+    }
+
+    /// `GET /api/charts/{id}/selection` answers the chart's shared selection as the viewers
+    /// last received it: the same hovers, range and pin, and the same `seq`.
+    func testTheSelectionEndpointAnswersWhatTheViewersWereSent() throws {
+        let server = try TestServer()
+        // A chart that hovers, drags a range and pins (no demo chart does all three).
+        let spec = ChartSpec(id: "cpu", title: "CPU", mark: .line, xKind: .time, series: ["user"],
+                             interactions: ChartSpec.defaultInteractions(for: .time), window: 100)
+        let json = "Content-Type: application/json"
+        XCTAssertEqual(try server.request("PUT", "/api/charts/cpu", headers: [json], body: spec.encoded()).status, 201)
+        let t0 = 1_733_011_200_000.0, minute = 60_000.0
+        let rows = (0..<30).map { (series: "user", x: XValue.number(t0 + Double($0) * minute), y: Optional(Double($0 % 7))) }
+        XCTAssertEqual(try server.request("POST", "/api/charts/cpu/points", headers: [json], body: PointsBody.rows(rows)).status, 200)
+
+        let a = try server.viewer(), b = try server.viewer()
+        a.sendViewport("cpu")
+        b.sendViewport("cpu")
+        let domain = try a.numericDomain("cpu")
+        let at = { (i: Double) in self.plot.numericX(t0 + i * minute, domain: domain) }
+        a.pointer("cpu", .down, x: at(9))
+        a.pointer("cpu", .up, x: at(9), ref: "pin")
+        _ = try b.selection("cpu") { $0.ref == "pin" }
+        b.pointer("cpu", .move, x: at(20), ref: "hover")
+        _ = try a.selection("cpu") { $0.ref == "hover" }
+        a.pointer("cpu", .down, x: at(4))
+        a.pointer("cpu", .move, x: at(11))
+        a.pointer("cpu", .move, x: at(16), ref: "range")   // held: the range stays
+        let sentToB = try b.selection("cpu") { $0.ref == "range" }
+        let sentToA = try a.selection("cpu") { $0.ref == "range" }
+        XCTAssertEqual(sentToA, sentToB)
+        XCTAssertEqual(try XCTUnwrap(sentToB.selection.pin).x, .number(t0 + 9 * minute))
+        XCTAssertEqual(sentToB.selection.hovers.map(\.by), [b.id], "B's hover (A's ended with its drag)")
+        XCTAssertEqual(sentToB.selection.hovers.first?.x, .number(t0 + 20 * minute))
+        let range = try XCTUnwrap(sentToB.selection.range)
+        XCTAssertEqual(range.by, a.id)
+        XCTAssertEqual(range.rows.map(\.x), (4...16).map { .number(t0 + Double($0) * minute) })
+
+        let response = try server.request("GET", "/api/charts/cpu/selection")
+        XCTAssertEqual(response.status, 200, response.bodyText)
+        XCTAssertEqual(response.headers["content-type"], "application/json")
+        guard case .selection(let answered) = try ServerMessage.decode(response.body) else {
+            return XCTFail("not a selection: \(response.bodyText)")
+        }
+        XCTAssertEqual(answered.chart, "cpu")
+        XCTAssertEqual(answered.seq, sentToB.seq)
+        XCTAssertNil(answered.ref, "no pointer event asked for it")
+        XCTAssertEqual(answered.selection, sentToB.selection)
     }
 
     func testRightToLeftViewerAtTheLeftEdgeSelectsTheLastCategory() throws {

@@ -1,3 +1,4 @@
+import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
 import Foundation
@@ -12,14 +13,14 @@ import XCTest
 final class SlowViewerIntegrationTests: XCTestCase {
     /// A linear chart of `points` points: a snapshot of all of them is several megabytes.
     private func addBigChart(_ server: TestServer, points: Int = 120_000) throws {
-        let spec = #"{"mark":"line","x":{"kind":"linear"},"series":["a"],"window":\#(points)}"#
+        let spec = ChartSpec(id: "big", title: "big", mark: .line, xKind: .linear, series: ["a"],
+                             interactions: ChartSpec.defaultInteractions(for: .linear), window: points)
         XCTAssertEqual(try server.request("PUT", "/api/charts/big", headers: ["Content-Type: application/json"],
-                                          body: Array(spec.utf8)).status, 201)
-        let xs = (0..<points).map { String($0) }.joined(separator: ",")
-        let ys = (0..<points).map { String(format: "%.4f", 1_000 + sin(Double($0) / 50) * 333.3333) }.joined(separator: ",")
-        let body = #"{"x":[\#(xs)],"series":{"a":[\#(ys)]}}"#
+                                          body: spec.encoded()).status, 201)
+        let xs = (0..<points).map(Double.init)
+        let ys = xs.map { Optional(((1_000 + sin($0 / 50) * 333.3333) * 10_000).rounded() / 10_000) }
         let written = try server.request("POST", "/api/charts/big/points", headers: ["Content-Type: application/json"],
-                                         body: Array(body.utf8))
+                                         body: PointsBody.columns(x: xs, series: [(name: "a", values: ys)]))
         XCTAssertEqual(written.status, 200, written.bodyText)
     }
 

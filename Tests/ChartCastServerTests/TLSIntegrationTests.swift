@@ -1,3 +1,4 @@
+import ChartCastIngest
 import ChartCastProtocol
 import ChartEngine
 import ChartCastServer
@@ -49,8 +50,9 @@ final class TLSIntegrationTests: XCTestCase {
         let put = try curl(base + "/api/charts/cpu", ["-k", "-X", "PUT", "-H", "Content-Type: application/json",
                                                       "--data-binary", String(decoding: spec.encoded(), as: UTF8.self)])
         XCTAssertEqual(put.status, 201, put.body + put.errors)
+        let points = PointsBody.rows([(series: "user", x: .number(1_733_011_200_000), y: 12.5)])
         let post = try curl(base + "/api/charts/cpu/points", ["-k", "-H", "Content-Type: application/json", "--data-binary",
-                                                             #"{"points":[{"series":"user","x":1733011200000,"y":12.5}]}"#])
+                                                             String(decoding: points, as: UTF8.self)])
         XCTAssertEqual(post.status, 200, post.body + post.errors)
         let append = try viewer.append { $0.chart == "cpu" }
         XCTAssertEqual(append.points, [SeriesPoint(series: "user", x: .number(1_733_011_200_000), y: 12.5)])

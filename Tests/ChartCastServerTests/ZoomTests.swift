@@ -163,8 +163,10 @@ final class ZoomTests: XCTestCase {
     }
 
     func testViewsOfCategoryChartsAndAbsurdViewsAreRefused() throws {
-        XCTAssertEqual(try harness.api("PUT", "/api/charts/days",
-                                       json: #"{"mark":"bar","x":{"kind":"category","categories":["Mon","Tue"]},"series":["n"]}"#).status, 201)
+        let days = ChartSpec(id: "days", title: "days", mark: .bar, xKind: .category, series: ["n"], categories: ["Mon", "Tue"],
+                             interactions: ChartSpec.defaultInteractions(for: .category))
+        XCTAssertEqual(try harness.api("PUT", "/api/charts/days", headers: ["content-type": "application/json"],
+                                       body: days.encoded()).status, 201)
         try fixture.bigChart("z", rows: 100, series: ["a"])
         let (a, _) = try fixture.openViewer()
         harness.send(view("days", 0...1, ref: "v-1"), from: a)
@@ -189,7 +191,7 @@ final class ZoomTests: XCTestCase {
 
     func testAViewOlderThanTheLiveWindowMergesHistoryExactly() throws {
         // 10,000 rows written, a window of 2,000: the first 8,000 only in "history".
-        let (xs, ys) = try fixture.bigChart("h", rows: 10_000, series: ["a"], window: 2_000, retention: "7d")
+        let (xs, ys) = try fixture.bigChart("h", rows: 10_000, series: ["a"], window: 2_000, retentionSeconds: 7 * 86_400)
         let channel = try XCTUnwrap(harness.core.channelsByID["h"])
         XCTAssertEqual(channel.store.xNumber(at: 0), xs[8_000])
         let history = FakeHistory(xs: xs, ys: ys[0])

@@ -1,5 +1,6 @@
 import XCTest
 import TestSupport
+import ChartCastDemo
 import ChartEngine
 @testable import ChartCastStorage
 
@@ -24,10 +25,9 @@ func referenceM4(_ xs: [Double], _ ys: [Double], lo: Double, hi: Double, columns
 
 /// A deterministic random walk.
 func randomWalk(_ n: Int, seed: UInt64) -> [Double] {
-    var state = seed | 1, y = 0.0
+    var random = SplitMix64(seed: seed), y = 0.0
     return (0..<n).map { _ in
-        state ^= state << 13; state ^= state >> 7; state ^= state << 17
-        y += Double(Int(state % 201) - 100) / 10
+        y += Double(random.next(upperBound: 201) - 100) / 10
         return y
     }
 }

@@ -1,3 +1,4 @@
+import ChartCastDemo
 import TestSupport
 import XCTest
 @testable import ChartEngine
@@ -26,19 +27,9 @@ final class M4Tests: XCTestCase {
         return kept
     }
 
-    /// Deterministic xorshift numbers.
-    private struct Numbers {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return state
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    }
-
     /// A random walk with occasional gaps (NaN), flat runs and spikes, at irregular x.
     private func walk(_ n: Int, seed: UInt64, gaps: Bool = true) -> (xs: [Double], ys: [Double]) {
-        var numbers = Numbers(state: seed)
+        var numbers = SplitMix64(seed: seed)
         var xs: [Double] = [], ys: [Double] = []
         var x = 1000.0, y = 0.0
         for _ in 0..<n {

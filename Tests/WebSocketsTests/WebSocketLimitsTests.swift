@@ -38,15 +38,21 @@ final class WebSocketLimitsTests: XCTestCase {
         }
         // Let the server accept and start parsing all of them.
         Thread.sleep(forTimeInterval: 1)
-        var worst = 0.0
-        for _ in 0..<5 {
+        // The requirement: a fresh client gets `/healthz` within 100 ms. Judged on the median of
+        // nine requests (connect, request, answer), so that one request delayed by another
+        // process on a shared machine does not decide it; the slowest is still bounded.
+        var took: [Double] = []
+        for _ in 0..<9 {
             let start = Date()
             XCTAssertEqual(try rawHTTP(port: port, path: "/healthz", timeout: 5).status, 200)
-            worst = max(worst, Date().timeIntervalSince(start))
+            took.append(Date().timeIntervalSince(start))
         }
-        print("/healthz beside 2,000 slow clients: worst of 5 took \(Int(worst * 1000)) ms; "
+        took.sort()
+        let median = took[took.count / 2], worst = took[took.count - 1]
+        print("/healthz beside 2,000 slow clients: median of 9 \(Int(median * 1000)) ms, worst \(Int(worst * 1000)) ms; "
               + "resident memory grew \((residentBytes() - residentBefore) >> 20) MiB")
-        XCTAssertLessThan(worst, 1.0, "a fresh client waits for no slow client's header table")
+        XCTAssertLessThan(median, 0.1, "a fresh client waits for no slow client's header table")
+        XCTAssertLessThan(worst, 1.0, "nor does any of the nine wait long")
     }
 
     func testAClientThatNeverFinishesItsHeadIsClosedAfterTheHeaderTimeout() throws {
