@@ -37,6 +37,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // C shim over the Debian hiredis package: the Redis client of several instances.
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         // Pure Swift: scales, ChartProxy, chart store, gestures, selection. No I/O.
         .target(name: "ChartEngine"),
         // The demo dashboard's charts and seed data, engine-only, shared by the server and tests.
@@ -49,6 +55,9 @@ let package = Package(
         // The history store: one SQLite database, a storage thread with grouped commits, chunked
         // points, M4 reads, retention; the only module that imports CSQLite.
         .target(name: "ChartCastStorage", dependencies: ["CSQLite", "ChartEngine", "ChartCastProtocol"]),
+        // Several instances as one dashboard: the Redis client, its connections and threads (the
+        // stream log, presence, leases); the only module that imports CHiredis.
+        .target(name: "ChartCastCluster", dependencies: ["CHiredis", "ChartEngine", "ChartCastProtocol"]),
         // The library product: the dashboard DSL (Sources/ChartCast/DSL), later the server facade.
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
@@ -73,6 +82,7 @@ let package = Package(
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine"]),
+        .testTarget(name: "ChartCastClusterTests", dependencies: ["ChartCastCluster", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
                                                                  "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "TestSupport"]),

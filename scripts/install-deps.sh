@@ -3,8 +3,8 @@
 # Usage: scripts/install-deps.sh run|test|bench
 set -euo pipefail
 
-run_packages=(libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev pkg-config)
-test_packages=("${run_packages[@]}" chromium chromium-driver python3-selenium libwebsockets-test-server openssl curl)
+run_packages=(libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev pkg-config)
+test_packages=("${run_packages[@]}" chromium chromium-driver python3-selenium libwebsockets-test-server openssl curl redis-server)
 bench_packages=("${test_packages[@]}" util-linux)
 
 case "${1:-run}" in
