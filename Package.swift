@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
-                                                    "ChartCastStorage"]),
+                                                    "ChartCastStorage", "ChartCastCluster"]),
         // Headless viewers and drivers for load tests.
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastIngest", "COpenSSL"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
@@ -85,7 +85,8 @@ let package = Package(
         .testTarget(name: "ChartCastClusterTests", dependencies: ["ChartCastCluster", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
-                                                                 "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "TestSupport"]),
+                                                                 "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "ChartCastCluster",
+                                                                 "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",
                                                              "ChartEngine", "ChartCastIngest", "TestSupport"]),
     ]
