@@ -46,6 +46,9 @@ public final class ClusterLink: @unchecked Sendable {
     private var downs = 0
     private var feedLeaseHeld = false
     private var deliver: (([StreamRecord]) -> Void)?
+    private var streamReset: (() -> Void)?
+    /// What this dashboard started from (`join`), claimed again after Redis lost everything.
+    private var fingerprint: [UInt8] = []
     private var linkChanged: ((Bool) -> Void)?
     private var lastID = "0-0"
 
@@ -76,8 +79,8 @@ public final class ClusterLink: @unchecked Sendable {
             throw RedisError.unexpectedReply("INCR gave no integer")
         }
         let link = ClusterLink(endpoint: endpoint, keys: keys, instance: instance)
+        link.fingerprint = fingerprint
         try link.heartbeat(on: connection)
-        _ = try connection.command(["SADD", keys.members, String(instance)]).checked()
         var backlog: [StreamRecord] = []
         var from = "-"
         while true {
@@ -92,11 +95,15 @@ public final class ClusterLink: @unchecked Sendable {
     }
 
     /// Starts the threads. `deliver` gets the entries after the backlog, in stream order;
-    /// `linkChanged` hears when Redis became unreachable (false) and reachable again (true).
-    public func start(deliver: @escaping ([StreamRecord]) -> Void, linkChanged: @escaping (Bool) -> Void) {
+    /// `linkChanged` hears when Redis became unreachable (false) and reachable again (true);
+    /// `streamReset` when Redis came back without the dashboard (restarted empty): the stream
+    /// starts over and the instance's viewers must join it again.
+    public func start(deliver: @escaping ([StreamRecord]) -> Void, linkChanged: @escaping (Bool) -> Void,
+                      streamReset: @escaping () -> Void = {}) {
         condition.lock()
         self.deliver = deliver
         self.linkChanged = linkChanged
+        self.streamReset = streamReset
         running = 3
         condition.unlock()
         startThread("chartcast.redis.writer") { $0.writerLoop() }
@@ -211,10 +218,17 @@ public final class ClusterLink: @unchecked Sendable {
     private func readerLoop() {
         let connection = RedisConnection(endpoint: endpoint, timeout: Double(ClusterLink.readBlockMilliseconds) / 1000 + 2)
         var backoff = Backoff()
+        var reconnected = false
         while !isStopping {
             do {
-                let reply = try connection.command(["XREAD", "COUNT", "1000", "BLOCK", String(ClusterLink.readBlockMilliseconds),
-                                                    "STREAMS", keys.log, lastID]).checked()
+                if reconnected {
+                    try ClusterLink.retryingStale(connection) { try checkForReset(on: connection) }
+                    reconnected = false
+                }
+                let reply = try ClusterLink.retryingStale(connection) {
+                    try connection.command(["XREAD", "COUNT", "1000", "BLOCK", String(ClusterLink.readBlockMilliseconds),
+                                            "STREAMS", keys.log, lastID]).checked()
+                }
                 backoff.reset()
                 setLink(up: true)
                 let records = try StreamRecord.readReply(reply)
@@ -223,10 +237,30 @@ public final class ClusterLink: @unchecked Sendable {
                 deliver?(records)
             } catch {
                 setLink(up: false)
+                reconnected = true
                 backoff.sleep(while: { !self.isStopping })
             }
         }
     }
+
+    /// After the link was down: whether Redis still holds the dashboard. A Redis that restarted
+    /// empty (no persistence) lost the stream, the instance counter and the members: this
+    /// instance claims the dashboard again, keeps the counter above its own number (so no
+    /// later instance gets it), reads the new stream from its start, and reports the reset.
+    private func checkForReset(on connection: RedisConnection) throws {
+        let claimed = try connection.command([Array("SET".utf8), Array(keys.dashboard.utf8), fingerprint, Array("NX".utf8)]).checked()
+        guard !claimed.isNull else { return }   // it was there: the stream goes on where it was
+        try connection.command(["EVAL", ClusterLink.raiseScript, "1", keys.instances, String(instance)]).checked()
+        lastID = "0-0"
+        streamReset?()
+    }
+
+    /// Raises the counter KEYS[1] to ARGV[1] when it is lower.
+    static let raiseScript = """
+    local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+    if current < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+    return 1
+    """
 
     // MARK: Presence
 
@@ -235,7 +269,8 @@ public final class ClusterLink: @unchecked Sendable {
         var backoff = Backoff()
         while !isStopping {
             do {
-                try heartbeat(on: connection)
+                try ClusterLink.retryingStale(connection) { try heartbeat(on: connection) }
+                try reapGone(on: connection)
                 let held = try connection.command([ "EVAL", ClusterLink.leaseScript, "1", keys.feedLease, String(instance),
                                                     String(Int(ClusterLink.heartbeatTTL * 1000))]).checked()
                 condition.lock()
@@ -254,9 +289,39 @@ public final class ClusterLink: @unchecked Sendable {
         }
     }
 
-    /// Renews this instance's heartbeat key.
+    /// Finds the members whose heartbeat expired (killed, frozen, cut off) and adds one
+    /// `instance_gone` entry for each, so every instance drops their viewers at the same point
+    /// of the stream. The script takes a member out of the set as it reports it, so of several
+    /// instances noticing at once one adds the entry.
+    private func reapGone(on connection: RedisConnection) throws {
+        let reply = try connection.command(["EVAL", ClusterLink.reapScript, "1", keys.members, keys.prefix + "alive:"]).checked()
+        for item in reply.array ?? [] {
+            guard let gone = item.integer, gone != instance else { continue }
+            let entry = ClusterEnvelope(origin: instance, ticket: 0, entry: .instanceGone(gone)).encode()
+            try connection.command([Array("XADD".utf8), Array(keys.log.utf8), Array("*".utf8), StreamRecord.field, entry]).checked()
+        }
+    }
+
+    /// Removes and returns the members of KEYS[1] whose key ARGV[1]..member does not exist.
+    static let reapScript = """
+    local gone = {}
+    for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+      if redis.call('EXISTS', ARGV[1] .. member) == 0 then
+        redis.call('SREM', KEYS[1], member)
+        table.insert(gone, tonumber(member))
+      end
+    end
+    return gone
+    """
+
+    /// Renews this instance's heartbeat key and its membership (taken away when another
+    /// instance found the heartbeat expired: the next one registers it again).
     private func heartbeat(on connection: RedisConnection) throws {
-        try connection.command(["SET", keys.alive(instance), "1", "PX", String(Int(ClusterLink.heartbeatTTL * 1000))]).checked()
+        let replies = try connection.pipeline([
+            ["SET", keys.alive(instance), "1", "PX", String(Int(ClusterLink.heartbeatTTL * 1000))].map { Array($0.utf8) },
+            ["SADD", keys.members, String(instance)].map { Array($0.utf8) },
+        ])
+        for reply in replies { try reply.checked() }
     }
 
     /// Takes the lease when free, renews it when held; 1 when held afterwards.
@@ -300,6 +365,21 @@ public final class ClusterLink: @unchecked Sendable {
         let callback = linkChanged
         condition.unlock()
         if changed { callback?(up) }
+    }
+}
+
+extension ClusterLink {
+    /// Runs `body`, and once more on a new connection when it failed on a connection opened
+    /// before (a socket to a Redis that has since gone away, found dead on first use): only
+    /// for commands that may run twice (reads, heartbeats), never for `XADD`.
+    static func retryingStale<T>(_ connection: RedisConnection, _ body: () throws -> T) throws -> T {
+        let wasConnected = connection.isConnected
+        do {
+            return try body()
+        } catch let error as RedisError where error.isConnectionError && wasConnected {
+            connection.disconnect()
+            return try body()
+        }
     }
 }
 

@@ -35,7 +35,19 @@ extension ServerCore {
             back { self?.applyRecords(records) }
         }, linkChanged: { [weak self] up in
             back { self?.clusterLinkChanged(up: up) }
+        }, streamReset: { [weak self] in
+            back { self?.clusterStreamReset() }
         })
+    }
+
+    /// Redis came back empty (restarted without persistence): the dashboard's stream starts
+    /// over from the state the instances held. This instance's viewers join it again (the
+    /// directory keeps the others until their instances re-announce them or are found gone).
+    func clusterStreamReset() {
+        assertOwningThread()
+        guard let cluster else { return }
+        logger.warn("cluster: \(cluster.link.endpoint) came back without the dashboard's stream; starting it over, this instance's viewers join again")
+        for session in roster where !session.closing { submit(.joined(session.info, instance: cluster.instance)) }
     }
 
     /// Redis became unreachable, or reachable again.

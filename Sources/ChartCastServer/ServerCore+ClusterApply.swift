@@ -41,7 +41,14 @@ extension ServerCore {
         case .instanceGone(let instance):
             let gone = cluster.viewers(of: instance)
             for viewer in gone { viewerLeft(viewer.info.id, now: now) }
-            if !gone.isEmpty { logger.info("cluster: instance \(instance) is gone; its \(gone.count) viewers left") }
+            if instance == cluster.instance {
+                // Taken for dead (its heartbeat expired: frozen, or cut off from Redis) while it
+                // still serves: its viewers join again, from here on in the stream.
+                logger.warn("cluster: the other instances took this one (\(instance)) for gone; its viewers join again")
+                for session in roster where !session.closing { submit(.joined(session.info, instance: instance)) }
+            } else if !gone.isEmpty {
+                logger.info("cluster: instance \(instance) is gone; its \(gone.count) viewers left")
+            }
         case .renamed(let viewer, let name):
             guard let member = cluster.viewer(viewer) else { break }
             member.info.name = name

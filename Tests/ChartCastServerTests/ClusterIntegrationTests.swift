@@ -182,6 +182,46 @@ final class ClusterIntegrationTests: XCTestCase {
         }
     }
 
+    func testRedisRestartedMidRunRefusesInputAndWritesThenRecoversAndConverges() throws {
+        let one = try instance(), two = try instance()
+        let a = try one.viewer(), b = try two.viewer()
+        a.sendViewport("sales")
+        b.sendViewport("sales")
+        a.pointer("sales", .move, x: plot.categoryX(1, of: 12), ref: "before")
+        _ = try b.selection("sales") { $0.ref == "before" }
+        redis.kill()
+        // Input is refused with `unavailable` once the instance has noticed; the page stays served.
+        var refused: ProtocolError?
+        XCTAssertTrue(eventually(timeout: 5) {
+            a.pointer("sales", .move, x: self.plot.categoryX(Int.random(in: 2...9), of: 12), ref: "during")
+            refused = try? a.error(timeout: 0.3)
+            return refused?.code == .unavailable
+        }, "pointer input while Redis is gone gets unavailable")
+        let write = try two.request("PUT", "/api/charts/x", headers: ["Content-Type: application/json"],
+                                    body: Array(#"{"mark":"line","x":{"kind":"linear"},"retention":"0"}"#.utf8))
+        XCTAssertEqual(write.status, 503, write.bodyText)
+        XCTAssertTrue(write.bodyText.contains("\"unavailable\""), write.bodyText)
+        XCTAssertEqual(try one.request("GET", "/api/charts/sales").status, 200, "reads are still served")
+        try redis.restart()
+        // Back: input flows again on both, and both instances agree.
+        var accepted = false
+        for i in 0..<100 where !accepted {
+            b.pointer("sales", .move, x: plot.categoryX(i % 2 == 0 ? 10 : 11, of: 12), ref: "after\(i)")
+            accepted = (try? a.selection("sales", timeout: 0.2) { $0.ref == "after\(i)" }) != nil
+        }
+        XCTAssertTrue(accepted, "input reaches the other instance after Redis restarted")
+        a.pointer("sales", .move, x: plot.categoryX(4, of: 12), ref: "a-after")
+        _ = try b.selection("sales") { $0.ref == "a-after" && $0.selection.hovers.contains { $0.by == a.id } }
+        _ = try settledSelectionSeq(one, two, chart: "sales")
+        XCTAssertEqual(try one.request("PUT", "/api/charts/x", headers: ["Content-Type: application/json"],
+                                       body: Array(#"{"mark":"line","x":{"kind":"linear"},"retention":"0"}"#.utf8)).status, 201)
+        XCTAssertTrue(eventually { (try? two.request("GET", "/api/dashboard").bodyText) == (try? one.request("GET", "/api/dashboard").bodyText) })
+        // A viewer arriving after the restart is listed with both others, and gets a new id.
+        let c = try one.viewer()
+        XCTAssertFalse([a.id, b.id].contains(c.id))
+        _ = try b.viewers { list in list.total == 3 && Set(list.viewers.map(\.id)) == [a.id, b.id, c.id] }
+    }
+
     func testRedisUnreachableAtStartStopsTheServer() throws {
         let url = redis.url
         redis.kill()
