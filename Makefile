@@ -6,7 +6,9 @@ ARGS ?=
 FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 20
 
-.PHONY: run build release test unit-test browser-test fuzz screenshot bench microbench soak deps deps-test clean
+N ?= 2
+
+.PHONY: run run-cluster build release test unit-test browser-test fuzz screenshot bench microbench soak deps deps-test clean
 
 deps:
 	@scripts/install-deps.sh run
@@ -23,6 +25,12 @@ release: deps
 ## Installs what is missing, builds in release and serves http://127.0.0.1:8080 (ARGS="--port 9000" etc.).
 run: release
 	.build/release/chartcast $(ARGS)
+
+## One dashboard on N instances joined through one Redis (loopback, no persistence), on ports
+## 8080 … 8080+N-1 (scripts/run-cluster.sh; ARGS passes flags to every instance). Ctrl-C stops all.
+run-cluster: release
+	@scripts/install-deps.sh cluster
+	N=$(N) scripts/run-cluster.sh $(ARGS)
 
 ## Installs what the tests need, runs the Swift suites, the real-Chromium page tests, then every
 ## fuzz target for FUZZ_TEST_SECONDS (sanitizer build in .build/fuzz; fails on a crash or leak).

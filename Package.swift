@@ -37,6 +37,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // C shim over the Debian hiredis package: the Redis client of several instances.
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         // Pure Swift: scales, ChartProxy, chart store, gestures, selection. No I/O.
         .target(name: "ChartEngine"),
         // The demo dashboard's charts and seed data, engine-only, shared by the server and tests, and
@@ -50,12 +56,15 @@ let package = Package(
         // The history store: one SQLite database, a storage thread with grouped commits, chunked
         // points, M4 reads, retention; the only module that imports CSQLite.
         .target(name: "ChartCastStorage", dependencies: ["CSQLite", "ChartEngine", "ChartCastProtocol"]),
+        // Several instances as one dashboard: the Redis client, its connections and threads (the
+        // stream log, presence, leases); the only module that imports CHiredis.
+        .target(name: "ChartCastCluster", dependencies: ["CHiredis", "ChartEngine", "ChartCastProtocol"]),
         // The library product: re-exports the server facade (ChartCastServer) and adds the dashboard
         // DSL (Sources/ChartCast/DSL) with its define/publish overloads (Sources/ChartCast/Server).
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
-                                                    "ChartCastStorage"]),
+                                                    "ChartCastStorage", "ChartCastCluster"]),
         // Headless viewers and drivers for load tests.
         // Linux's epoll for the load tester's raw WebSocket client (glibc's; Swift's Glibc module lacks the header).
         .systemLibrary(name: "CEpoll"),
@@ -79,10 +88,12 @@ let package = Package(
         .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine", "ChartCastDemo"]),
+        .testTarget(name: "ChartCastClusterTests", dependencies: ["ChartCastCluster", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastStorageTests", dependencies: ["ChartCastStorage", "ChartCastProtocol", "ChartEngine", "ChartCastDemo",
                                                                   "TestSupport"]),
         .testTarget(name: "ChartCastServerTests", dependencies: ["ChartCastServer", "ChartCastDemo", "ChartEngine", "WebSockets",
-                                                                 "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "TestSupport"]),
+                                                                 "ChartCastProtocol", "ChartCastIngest", "ChartCastStorage", "ChartCastCluster",
+                                                                 "TestSupport"]),
         .testTarget(name: "LoadTestingTests", dependencies: ["LoadTesting", "ChartCastServer", "ChartCastDemo", "ChartCastProtocol",
                                                              "ChartEngine", "ChartCastIngest", "TestSupport"]),
     ]

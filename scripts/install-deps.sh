@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ChartCast needs, only those missing.
-# Usage: scripts/install-deps.sh run|test|bench
+# Usage: scripts/install-deps.sh run|test|bench|cluster
 set -euo pipefail
 
-run_packages=(libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev pkg-config)
-test_packages=("${run_packages[@]}" chromium chromium-driver python3-selenium libwebsockets-test-server openssl curl)
+run_packages=(libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev pkg-config)
+test_packages=("${run_packages[@]}" chromium chromium-driver python3-selenium libwebsockets-test-server openssl curl redis-server)
 bench_packages=("${test_packages[@]}" util-linux)
+cluster_packages=("${run_packages[@]}" redis-server)
 
 case "${1:-run}" in
   run) wanted=("${run_packages[@]}") ;;
   test) wanted=("${test_packages[@]}") ;;
   bench) wanted=("${bench_packages[@]}") ;;
-  *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
+  cluster) wanted=("${cluster_packages[@]}") ;;
+  *) echo "usage: $0 run|test|bench|cluster" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -47,7 +47,8 @@ public struct Point: Equatable, Sendable {
 extension ChartCastServer {
     /// Defines (or replaces) a chart. The spec is checked by the schema like a `PUT` body.
     /// - Returns: true when the chart is new, false when it replaced one.
-    /// - Throws: `EmbeddingError.badSpec` (naming the field) or `.notRunning`.
+    /// - Throws: `EmbeddingError.badSpec` (naming the field), `.notRunning`, or `.unavailable`
+    ///   when the dashboard's Redis (`--redis`) cannot take the change.
     @discardableResult
     public func define(_ spec: ChartSpec, timeout: Double = 5) throws -> Bool {
         let checked: ChartSpec
@@ -57,6 +58,16 @@ extension ChartCastServer {
             throw EmbeddingError.badSpec(error.message)
         }
         let core = self.core
+        if options.redis != nil {
+            // Shared with the other instances: through the dashboard's stream.
+            guard let result = serviceCall(timeout: timeout, { done in core.clusterDefine(checked, done: done) }) else {
+                throw EmbeddingError.notRunning
+            }
+            switch result {
+            case .success(let definition): return definition == .created
+            case .failure(let error): throw EmbeddingError.unavailable(error.message)
+            }
+        }
         guard let definition = serviceCall(timeout: timeout, { done in core.defineRefilled(checked, done: done) }) else {
             throw EmbeddingError.notRunning
         }
@@ -64,10 +75,20 @@ extension ChartCastServer {
     }
 
     /// Removes a chart. Returns false when there was none with this id.
-    /// - Throws: `EmbeddingError.notRunning`.
+    /// - Throws: `EmbeddingError.notRunning`, or `.unavailable` when the dashboard's Redis
+    ///   (`--redis`) cannot take the change.
     @discardableResult
     public func removeChart(_ id: String, timeout: Double = 5) throws -> Bool {
         let core = self.core
+        if options.redis != nil {
+            guard let result = serviceCall(timeout: timeout, { done in core.clusterRemove(id, done: done) }) else {
+                throw EmbeddingError.notRunning
+            }
+            switch result {
+            case .success(let removed): return removed
+            case .failure(let error): throw EmbeddingError.unavailable(error.message)
+            }
+        }
         guard let removed = serviceCall(timeout: timeout, { core.remove(chart: id) }) else { throw EmbeddingError.notRunning }
         return removed
     }

@@ -1,3 +1,4 @@
+import ChartCastCluster
 import ChartCastProtocol
 import ChartCastStorage
 import Foundation
@@ -120,13 +121,23 @@ public final class ChartCastServer {
         if let directory = options.dataDirectory, core.history == nil {
             try openHistory(in: directory)
         }
+        if let endpoint = options.redis, core.cluster == nil {
+            do {
+                try joinCluster(endpoint)
+            } catch {
+                closeHistory()
+                throw error
+            }
+        }
         let port: Int
         do {
             port = try server.start()
         } catch {
+            leaveCluster()
             closeHistory()
             throw error
         }
+        core.startCluster()
         started = true
         let core = self.core, server = self.server, tick = options.tick, options = self.options
         let sweepEvery = core.history.map { _ in options.historySweepInterval }
@@ -144,13 +155,31 @@ public final class ChartCastServer {
         let began = DispatchTime.now().uptimeNanoseconds
         let store = try HistoryStore.open(directory: directory)
         do {
-            let summary = try core.attach(history: HistoryLink(store: store))
+            // With --redis the dashboard's state comes from its stream; the store keeps history.
+            let summary = try core.attach(history: HistoryLink(store: store), restore: options.redis == nil)
             let ms = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6
             logger.info("history in \(store.path): \(summary.chartsRestored) charts restored, \(summary.chartsRefilled) refilled with \(summary.valuesLoaded) values (\(String(format: "%.0f", ms)) ms)")
         } catch {
             store.close()
             throw error
         }
+    }
+
+    /// Joins the dashboard's other instances in Redis and applies its stream so far, before the
+    /// port is bound: a viewer is served only once the instance holds the shared state.
+    /// - Throws: `RedisError.connectionFailed` (Redis unreachable), `ClusterJoinError` (it holds
+    ///   another dashboard).
+    private func joinCluster(_ endpoint: RedisEndpoint) throws {
+        let began = DispatchTime.now().uptimeNanoseconds
+        let (link, backlog) = try ClusterLink.join(endpoint: endpoint, fingerprint: core.startingFingerprint())
+        core.attach(cluster: link, backlog: backlog)
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6
+        logger.info("cluster: caught up with \(backlog.count) entries in \(String(format: "%.0f", ms)) ms")
+    }
+
+    /// Tells the other instances this one is gone and stops the link's threads.
+    private func leaveCluster() {
+        core.leaveCluster()
     }
 
     /// Commits what the history store still holds and closes it.
@@ -169,6 +198,7 @@ public final class ChartCastServer {
         guard started else { return }
         started = false
         server.shutdown(closeCode: 1001, grace: 0.5)
+        leaveCluster()
         closeHistory()
     }
 

@@ -1,3 +1,4 @@
+import ChartCastCluster
 import ChartCastDemo
 import ChartEngine
 
@@ -36,6 +37,44 @@ struct DemoFeeds {
             default: continue
             }
         }
+    }
+
+    /// The step `tick` would take, as operations for every instance to apply (the instance
+    /// holding the feed lease computes it; `ServerCore.clusterTick`). Draws the same random
+    /// numbers in the same order as `tick`.
+    mutating func plan(_ channels: [ChartChannel]) -> [FeedOp] {
+        var ops: [FeedOp] = []
+        for channel in channels where !channel.isRemoved && fed.contains(channel.specVersion) {
+            switch channel.id {
+            case "workouts": ops.append(contentsOf: plannedWalk(channel, step: 8, range: 5...90))
+            case "expenses": ops.append(contentsOf: plannedWalk(channel, step: 45, range: 100...700))
+            case "intake":
+                ops.append(plannedNext(channel, spacing: 2 * DemoDashboard.dayMs, value: DemoDashboard.calories(&random)))
+            case "temperature":
+                let value = DemoDashboard.temperature(day: temperatureDay, random: &random)
+                temperatureDay += 1
+                ops.append(plannedNext(channel, spacing: DemoDashboard.dayMs, value: value))
+            default: continue
+            }
+        }
+        return ops
+    }
+
+    /// `walk` as an operation.
+    private mutating func plannedWalk(_ channel: ChartChannel, step: Int, range: ClosedRange<Double>) -> [FeedOp] {
+        let last = channel.store.count - 1
+        guard last >= 0 else { return [] }
+        let current = channel.store.y(series: 0, at: last) ?? range.lowerBound
+        let delta = Double(random.next(upperBound: 2 * step + 1) - step)
+        let next = min(range.upperBound, max(range.lowerBound, current + delta))
+        return [.setCategory(chart: channel.id, series: 0, category: last, y: next)]
+    }
+
+    /// `appendNext` as an operation.
+    private func plannedNext(_ channel: ChartChannel, spacing: Double, value: Double) -> FeedOp {
+        let count = channel.store.count
+        let x = count > 0 ? channel.store.xNumber(at: count - 1) + spacing : DemoDashboard.may1st2022
+        return .upsert(chart: channel.id, x: x, values: [value])
     }
 
     /// Moves the last category's value by a random step, kept inside `range`.

@@ -35,6 +35,8 @@ struct Metrics {
     var handshakesRefused: [HandshakeRefusal: Int] = [:]
     /// Drags ended because their owner sent no input for the drag lease.
     var dragLeasesExpired = 0
+    /// Entries of the dashboard's Redis stream applied (`--redis`).
+    var clusterEntriesApplied = 0
     /// Viewers closed because their unsent output stayed over the backlog bound.
     var viewersClosedBacklog = 0
     /// Viewers closed because their output was pending, without a write, for the choke timeout.
@@ -72,6 +74,8 @@ struct Metrics {
                [("", "\(pointsWritten)")])
         metric("chartcast_drag_leases_expired_total", "counter",
                "Drags ended because their owner sent no input for the drag lease.", [("", "\(dragLeasesExpired)")])
+        metric("chartcast_cluster_entries_applied_total", "counter",
+               "Entries of the dashboard's Redis stream applied (0 without --redis).", [("", "\(clusterEntriesApplied)")])
         metric("chartcast_viewers_closed_slow_total", "counter",
                "Viewers closed for not reading: unsent output over the bound (backlog) or no write for the choke timeout (choked).",
                [("{reason=\"backlog\"}", "\(viewersClosedBacklog)"), ("{reason=\"choked\"}", "\(viewersClosedChoked)")])

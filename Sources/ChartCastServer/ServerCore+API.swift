@@ -152,6 +152,14 @@ extension ServerCore {
         case .failure(let refusal): return reply(refusal.response)
         case .success(let parsed): spec = parsed
         }
+        if cluster != nil {
+            return clusterDefine(spec) { result in
+                switch result {
+                case .failure(let error): reply(.unavailable(error))
+                case .success(let definition): reply(.json(spec.encoded(), status: definition == .created ? 201 : 200))
+                }
+            }
+        }
         let saves: [HistoryWrite] = history == nil ? [] : [.save(spec)]
         afterCommit(saves, { () }, done: { result in
             switch result {
@@ -168,6 +176,14 @@ extension ServerCore {
     /// `DELETE /api/charts/{id}`: 204, the chart and its stored history gone.
     private func deleteChart(_ id: String, reply: @escaping (APIResponse) -> Void) {
         guard channelsByID[id] != nil else { return reply(.unknownChart(id)) }
+        if cluster != nil {
+            return clusterRemove(id) { result in
+                switch result {
+                case .failure(let error): reply(.unavailable(error))
+                case .success(let removed): reply(removed ? .noContent : .unknownChart(id))
+                }
+            }
+        }
         let deletes: [HistoryWrite] = history == nil ? [] : [.delete(id)]
         afterCommit(deletes, { self.remove(chart: id) }, done: { result in
             switch result {

@@ -61,6 +61,7 @@ extension ServerCore {
     /// - Note: service thread only.
     func write(_ batch: PointBatch, to id: String, done: @escaping (WriteOutcome) -> Void) {
         assertOwningThread()
+        if cluster != nil { return clusterWrite(batch, to: id, done: done) }
         guard let channel = channelsByID[id] else { return done(.unknownChart(id)) }
         let validated: ValidatedBatch
         do {

@@ -12,6 +12,7 @@ extension ServerCore {
     /// - Note: service thread only.
     func write(_ write: LineProtocolWrite, reply: @escaping (APIResponse) -> Void) {
         assertOwningThread()
+        if cluster != nil { return clusterWrite(write, reply: reply) }
         let validated: [ValidatedChartWrite]
         var created: [String: ChartSpec] = [:]
         do {

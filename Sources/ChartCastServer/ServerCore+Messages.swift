@@ -74,6 +74,7 @@ extension ServerCore {
         case .hello(let hello):
             guard hello.name != session.info.name else { return }
             session.info.name = hello.name
+            if cluster != nil { submit(.renamed(viewer: session.info.id, name: hello.name)) }
             rosterChanged()
             logger.log(.info, key: "rename", "viewer \(session.info.id) is now called \(Logger.quoted(hello.name))")
         case .viewport(let report):
@@ -87,6 +88,7 @@ extension ServerCore {
             guard let viewport = session.geometry(channel.index) else {
                 throw ProtocolError(.noViewport, "send a viewport for \"\(input.chart)\" before pointer events")
             }
+            if cluster != nil { return try clusterPointer(input, on: channel, viewport: viewport, from: session, now: now) }
             let changed = channel.engine.pointer(viewer: session.info.id, phase: input.phase, x: input.x, y: input.y,
                                                  viewport: viewport)
             channel.engine.noteInput(from: session.info.id, at: Double(now) / 1e9)   // renews its drag lease
@@ -98,6 +100,7 @@ extension ServerCore {
             try self.publish(publish, from: session, now: now)
         case .key(let input):
             let channel = try channel(input.chart)
+            if cluster != nil { return try clusterKey(input, on: channel, from: session, now: now) }
             let changed = channel.engine.key(viewer: session.info.id, command: input.command, shift: input.shift,
                                              viewport: session.geometry(channel.index))
             channel.engine.noteInput(from: session.info.id, at: Double(now) / 1e9)

@@ -13,17 +13,23 @@ extension ServerCore {
         var valuesLoaded = 0
     }
 
-    /// Attaches a history store at start: defines the charts it saved (a chart the dashboard
+    /// Attaches a history store at start (`restore` false: only attaches it, for a server whose
+    /// state comes from elsewhere — its cluster's stream): defines the charts it saved (a chart the dashboard
     /// defines under the same id keeps the dashboard's definition: the file or the code is
     /// what the operator edits) and refills the live window of every chart that keeps history
     /// with its newest stored points.
     /// - Throws: `StorageError` when the store cannot be read (nothing is attached then).
     /// - Complexity: O(charts × window) values read and loaded.
     /// - Note: before the service thread starts: it reads the disk on the calling thread.
-    func attach(history link: HistoryLink) throws -> RestoreSummary {
+    func attach(history link: HistoryLink, restore: Bool = true) throws -> RestoreSummary {
         assertOwningThread()
         let store = link.store
         var summary = RestoreSummary()
+        guard restore else {
+            history = link
+            historyReader = StoredHistoryReader(store: store)
+            return summary
+        }
         let saved = try store.loadCharts()
         var refills: [String: HistoryRows] = [:]
         for chart in saved where channelsByID[chart.spec.id] == nil && HistoryLink.keeps(chart.spec) {

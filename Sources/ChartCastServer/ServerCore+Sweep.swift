@@ -30,6 +30,7 @@ extension ServerCore {
     /// chart is released and every viewer is sent the new selection, as when the owner leaves.
     /// - Complexity: O(charts), plus one wake of everyone when a drag ended.
     func expireDragLeases(now: UInt64) {
+        if cluster != nil { return clusterExpireDragLeases(now: now) }
         let seconds = Double(now) / 1e9
         var released = false
         for channel in channels where !channel.isRemoved {

@@ -49,6 +49,9 @@ final class ServerCore {
     let addressBudgets: AddressBudgets
     /// The history store, when the server keeps history (`--data`).
     var history: HistoryLink?
+    /// The other instances of this dashboard (`--redis`): shared changes go through their
+    /// stream (`ServerCore+Cluster.swift`); nil serves alone.
+    var cluster: ClusterState?
     /// Answers kept by `Idempotency-Key`.
     let idempotency = IdempotencyCache<APIResponse>()
     /// Reads stored history for views that reach before a chart's live window; nil: views show
@@ -159,6 +162,7 @@ final class ServerCore {
     func tick() {
         assertOwningThread()
         guard feeds != nil else { return }
+        if cluster != nil { return clusterTick() }
         feeds?.tick(channels, now: ServerCore.now())
         wakeAll()
     }
@@ -198,8 +202,8 @@ final class ServerCore {
     func open(_ connection: ViewerConnection) {
         assertOwningThread()
         viewerCounter += 1
-        let info = ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
-                              color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
+        let info = clusterViewerInfo() ?? ViewerInfo(id: "v\(viewerCounter)", name: "Viewer \(viewerCounter)",
+                                                     color: ServerCore.palette[(viewerCounter - 1) % ServerCore.palette.count])
         let cursors = channels.map { Session.Cursor(specVersion: $0.isRemoved ? 0 : $0.specVersion) }
         let session = Session(connection: connection, info: info, cursors: cursors,
                               rateLimiter: RateLimiter(rate: ServerCore.limits.messagesPerSecond,
@@ -212,6 +216,7 @@ final class ServerCore {
         metrics.connectionsTotal += 1
         let welcome = ServerMessage.Welcome(viewer: info, charts: liveChannels.map(\.spec), limits: ServerCore.limits)
         session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(welcome).encode()))
+        clusterOpened(session)
         viewersDirty = true
         logger.log(.info, key: "viewer-connected", "viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")
         connection.requestWrite()
@@ -228,9 +233,13 @@ final class ServerCore {
         connection.userData = nil   // the session holds the connection: break the cycle
         roster.remove(session)
         if session.addressBudget != nil { addressBudgets.leave(session.address) }
-        for channel in channels where channel.engine.removeViewer(session.info.id) {
-            departedSelections[channel.index] = channel.selectionVersion
-            departuresPending = true
+        if cluster != nil {
+            clusterClosed(session)   // its hovers and drags leave when the entry is applied
+        } else {
+            for channel in channels where channel.engine.removeViewer(session.info.id) {
+                departedSelections[channel.index] = channel.selectionVersion
+                departuresPending = true
+            }
         }
         viewersDirty = true
         departuresSinceTrim += 1
@@ -284,8 +293,9 @@ final class ServerCore {
     /// The `viewers` frame for the current roster, encoded at most once per version.
     func currentViewersFrame() -> OutboundFrame {
         if let cached = viewersFrame, cached.version == viewersVersion { return cached.frame }
-        let listed = roster.prefix(ServerCore.maxListedViewers).map(\.info)
-        let list = ServerMessage.ViewerList(viewers: Array(listed), total: roster.count)
+        let (listed, total) = clusterViewerList(limit: ServerCore.maxListedViewers)
+            ?? (roster.prefix(ServerCore.maxListedViewers).map(\.info), roster.count)
+        let list = ServerMessage.ViewerList(viewers: listed, total: total)
         let frame = OutboundFrame(textBytes: ServerMessage.viewers(list).encode())
         viewersFrame = (viewersVersion, frame)
         return frame

@@ -1,3 +1,4 @@
+import ChartCastCluster
 import Foundation
 
 /// Everything `chartcast` can be told on the command line or through `CHARTCAST_*` variables.
@@ -63,6 +64,9 @@ public struct ServerOptions: Equatable, Sendable {
     /// Whether free memory is handed back to the system after many viewers left
     /// (`malloc_trim`; `--no-memory-trim` turns it off).
     public var trimMemory = true
+    /// The Redis server that joins this instance with others into one dashboard
+    /// (`docs/scale-out.md`); nil serves alone.
+    public var redis: RedisEndpoint? = nil
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -156,6 +160,9 @@ extension ServerOptions {
                            output for this long
       --no-memory-trim     keep freed memory after mass      CHARTCAST_NO_MEMORY_TRIM=1
                            departures (default: returned)
+      --redis URL          share the dashboard with the      CHARTCAST_REDIS      (default: none, serve alone)
+                           other instances using this Redis,
+                           redis://HOST[:PORT][/DB]
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -268,6 +275,12 @@ extension ServerOptions {
                     throw OptionsError(description: "--max-backlog must be a number of bytes from 4096 to 17179869184, got \"\(value)\"")
                 }
                 options.maxBacklogBytes = bytes
+            case "redis":
+                do {
+                    options.redis = try RedisEndpoint.parse(value)
+                } catch {
+                    throw OptionsError(description: "--redis: \(error)")
+                }
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -281,7 +294,7 @@ extension ServerOptions {
                      "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout",
                      "tls-cert", "tls-key",
                      "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address",
-                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim"]
+                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim", "redis"]
         let switches: Set<String> = ["deflate", "no-auto-create", "no-memory-trim"]
         for name in names where name != "allow-origin" {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")

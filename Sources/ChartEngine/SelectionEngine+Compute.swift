@@ -50,6 +50,8 @@ extension SelectionEngine {
             return hoverIndex(ChartProxy(store: store, viewport: viewport), pointerX: x)
         case .mark(let x):
             return rowIndex(ofX: x)
+        case .value(let x):
+            return valueIndex(x)
         }
     }
 
@@ -70,8 +72,18 @@ extension SelectionEngine {
                      placement: trailing ? .trailing : .leading, values: values(at: index))
     }
 
+    /// The row a data-space pointer x stands for: the nearest row (category charts: the
+    /// category with that index), nil with no data.
+    func valueIndex(_ x: Double) -> Int? {
+        isCategory ? rowIndex(ofX: x) : store.nearestIndex(toX: x)
+    }
+
     /// The scrub for the current drag, if it is one.
     func makeScrub(_ d: DragState) -> Scrub? {
+        if case .scrubAt(let x, let yFraction) = d.kind {
+            guard let x, let i = valueIndex(x) else { return nil }
+            return Scrub(by: d.owner, x: store.x(at: i), values: values(at: i), fraction: fraction(ofRow: i), yFraction: yFraction)
+        }
         guard case .scrub(let x, let y, let viewport) = d.kind else { return nil }
         let proxy = ChartProxy(store: store, viewport: viewport)
         guard let i = scrubIndex(proxy, pointerX: x) else { return nil }

@@ -27,6 +27,9 @@ public final class SelectionEngine {
         case pointer(x: Double, viewport: Viewport)
         /// A keyboard cursor on the row with this x (category charts: index).
         case mark(x: Double)
+        /// A pointer at this data x (`SelectionInput`): the nearest row (category charts: the
+        /// category with this index).
+        case value(x: Double)
     }
 
     struct HoverEntry: Equatable {
@@ -39,6 +42,9 @@ public final class SelectionEngine {
     enum DragKind: Equatable {
         /// The owner's latest pointer.
         case scrub(x: Double, y: Double, viewport: Viewport)
+        /// The owner's latest pointer in data space (`SelectionInput`): the clamped x (category
+        /// charts: index), nil on a plot without width, and its height in the plot.
+        case scrubAt(x: Double?, yFraction: Double)
         /// Range ends in data units (category charts: indices), unordered: `a` is the anchor.
         case range(a: Double, b: Double)
     }
@@ -110,7 +116,7 @@ public final class SelectionEngine {
         case .dragMoved(_, _, let px, let py):
             if let d = drag, d.owner == viewer, d.source == .pointer {
                 switch d.kind {
-                case .scrub:
+                case .scrub, .scrubAt:
                     drag?.kind = .scrub(x: px, y: py, viewport: viewport)
                 case .range(let a, _):
                     let proxy = ChartProxy(store: store, viewport: viewport)
