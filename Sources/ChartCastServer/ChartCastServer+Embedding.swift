@@ -57,7 +57,7 @@ extension ChartCastServer {
             throw EmbeddingError.badSpec(error.message)
         }
         let core = self.core
-        guard let definition = serviceCall(timeout: timeout, { done in core.defineRefilled(checked, done: done) }) else {
+        guard let definition = serviceCall(timeout: timeout, { done in core.defineInTurn(checked, done: done) }) else {
             throw EmbeddingError.notRunning
         }
         return definition == .created
@@ -68,7 +68,9 @@ extension ChartCastServer {
     @discardableResult
     public func removeChart(_ id: String, timeout: Double = 5) throws -> Bool {
         let core = self.core
-        guard let removed = serviceCall(timeout: timeout, { core.remove(chart: id) }) else { throw EmbeddingError.notRunning }
+        guard let removed = serviceCall(timeout: timeout, { done in core.removeInTurn(id, done: done) }) else {
+            throw EmbeddingError.notRunning
+        }
         return removed
     }
 
