@@ -48,7 +48,10 @@ final class ChartChannel {
     /// most `maxCachedSnapshots` of them and `maxCachedSnapshotBytes` in all (the least recently
     /// asked for goes first).
     private var snapshotCache: [(key: SnapshotKey, frame: OutboundFrame, used: Int)] = []
-    private var snapshotCacheBytes = 0
+    /// Bytes of the snapshots in `snapshotCache`.
+    private(set) var snapshotCacheBytes = 0
+    /// Snapshots in the cache now.
+    var cachedSnapshots: Int { snapshotCache.count }
     private var snapshotCacheSeq = -1
     private var snapshotCacheClock = 0
     /// Snapshots encoded for viewers so far (each cache miss, and each snapshot merged with history).

@@ -145,6 +145,23 @@ final class OutboundBoundsTests: XCTestCase {
         XCTAssertEqual(snapshot.series.map { $0.points.last?.x }, [.number(last + 10_000_000), .number(last + 10_000_000)])
     }
 
+    func testTheSnapshotCacheOfAChartIsBoundedInBytes() throws {
+        try charts.bigChart("big", rows: 200_000, series: ["a", "b", "c", "d"])
+        let channel = try XCTUnwrap(harness.core.channelsByID["big"])
+        var served: [Int] = []
+        for k in 0..<16 {
+            let (viewer, _) = try charts.openViewer()
+            harness.send(charts.viewport("big", width: Double(6_000 + 128 * k)), from: viewer)
+            let (snapshot, bytes) = try snapshot(charts.pullFrames(viewer), chart: "big")
+            XCTAssertEqual(snapshot.series.count, 4)
+            served.append(bytes)
+            XCTAssertLessThanOrEqual(channel.snapshotCacheBytes, ChartChannel.maxCachedSnapshotBytes)
+        }
+        XCTAssertGreaterThan(served.reduce(0, +), ChartChannel.maxCachedSnapshotBytes, "16 widths would not all fit")
+        XCTAssertLessThan(channel.cachedSnapshots, 16, "the least recently asked for were dropped")
+        XCTAssertGreaterThan(channel.cachedSnapshots, 1)
+    }
+
     func testAViewReachingIntoHistoryIsReadForTheCappedColumnsAndAgainWhenSeriesAreAdded() throws {
         // 200,000 rows written, a window of 20,000: the first 180,000 only in "history".
         let (xs, ys) = try charts.bigChart("h", rows: 200_000, series: ["a"], window: 20_000, retention: "7d")
