@@ -2,9 +2,9 @@
 """The server's memory per viewer that stops reading.
 
 Starts `chartcast` (CHARTCAST_BIN, default .build/release/chartcast) with the given extra flags,
-defines a 120,000-point chart, then opens N raw WebSocket viewers (default 100) that each ask for
-the chart's full snapshot three times (a viewport 1,000,000 px wide: a frame of about 2 MB) and
-never read.
+defines a chart of 4 series of 120,000 points, then opens N raw WebSocket viewers (default 100)
+that each ask for the chart's widest snapshot three times (a viewport 1,000,000 px wide, served as
+8,192 columns: 131,072 points, a frame of about 2.4 MB) and never read.
 Prints the server's VmRSS before, 5 s after the viewers stalled and 12 s after (once the
 backlog bound has closed them, unless the flags lift it), and /metrics' slow-viewer counters.
 
@@ -42,8 +42,11 @@ def request(method, path, body=None):
     return answer.status, data
 
 points = 120_000
-assert request("PUT", "/api/charts/big", json.dumps({"mark": "line", "x": {"kind": "linear"}, "series": ["a"], "window": points}))[0] == 201
-body = json.dumps({"x": list(range(points)), "series": {"a": [round(1000 + math.sin(i / 50) * 333.3333, 4) for i in range(points)]}})
+names = ["a", "b", "c", "d"]
+assert request("PUT", "/api/charts/big", json.dumps({"mark": "line", "x": {"kind": "linear"}, "series": names, "window": points}))[0] == 201
+body = json.dumps({"x": list(range(points)),
+                   "series": {name: [round(1000 + math.sin((i + 7 * s) / 50) * 333.3333, 4) for i in range(points)]
+                              for s, name in enumerate(names)}})
 assert request("POST", "/api/charts/big/points", body)[0] == 200
 
 def frame(text):
@@ -69,7 +72,7 @@ def stalled_viewer():
     while b"\r\n\r\n" not in head:
         head += s.recv(1)
     assert b" 101 " in head.split(b"\r\n")[0], head
-    # Wide, narrow, wide, …: three full snapshots (about 6 MB), more than the kernel's socket
+    # Wide, narrow, wide, …: three wide snapshots (about 7 MB), more than the kernel's socket
     # buffer takes (about 4 MB on loopback), so libwebsockets holds the rest of one.
     for width in [1_000_000, 1_000, 1_000_000, 1_000, 1_000_000]:
         viewport = {"type": "viewport", "chart": "big", "plot": {"x": 0, "y": 0, "width": width, "height": 300}, "rtl": False}

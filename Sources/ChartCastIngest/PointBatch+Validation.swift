@@ -71,7 +71,7 @@ extension PointBatch {
         }
         rowStarts.append(Int32(truncatingIfNeeded: count))
         return ValidatedBatch(chart: spec.id, xKind: spec.xKind, series: chartSeries, newSeries: newSeries,
-                              rowXs: rowXs, rowStarts: rowStarts, cellSeries: cellSeries, cellValues: cellValues)
+                              categories: spec.categories, rowXs: rowXs, rowStarts: rowStarts, cellSeries: cellSeries, cellValues: cellValues)
     }
 
     /// The x of point `k` as the chart reads it, or the `bad_point` naming it.

@@ -25,8 +25,8 @@ public struct StoreMismatch: Error, Equatable, Sendable, CustomStringConvertible
 extension ValidatedBatch {
     /// Applies the batch to `store`, upserting one row at a time in x order.
     ///
-    /// The batch must have been validated against the store as it is now: the same chart, x kind
-    /// and series (the batch's new series are added to the store first); otherwise nothing is
+    /// The batch must have been validated against the store as it is now: the same chart, x kind,
+    /// categories and series (the batch's new series are added to the store first); otherwise nothing is
     /// applied and `StoreMismatch` is thrown. An x that is
     /// already present keeps the values of the series this batch does not set (the store's
     /// `upsert` replaces the whole row, so they are read back first).
@@ -36,17 +36,25 @@ extension ValidatedBatch {
     /// being older than a full window are not).
     @discardableResult
     public func apply(to store: ChartStore, appliedRow: (Int) -> Void = { _ in }) throws -> AppliedBatch {
-        let existing = series.count - newSeries.count
-        guard store.spec.series == Array(series.prefix(existing)), store.spec.xKind == xKind, store.spec.id == chart,
-              existing + newSeries.count <= ChartSpec.maxSeries else {
-            throw StoreMismatch(description: "chart \(Quote.string(store.spec.id)) has series \(store.spec.series), "
-                + "the batch for \(Quote.string(chart)) was validated against \(series.prefix(existing))")
-        }
+        if let mismatch = mismatch(with: store) { throw mismatch }
         for name in newSeries { store.addSeries(name) }
         let yBefore = store.yDomain
         var applied = store.batch { applyRows(to: store, appliedRow: appliedRow) }
         applied.yDomainChanged = store.yDomain != yBefore   // the tree and the domain settle at the batch's end
         return applied
+    }
+
+    /// Why the batch cannot be applied to `store` as it is now (`apply` would throw it), nil when
+    /// it can: it was validated against another chart, x kind, set of series or categories.
+    /// - Complexity: O(series + categories).
+    public func mismatch(with store: ChartStore) -> StoreMismatch? {
+        let existing = series.count - newSeries.count
+        guard store.spec.series == Array(series.prefix(existing)), store.spec.xKind == xKind, store.spec.id == chart,
+              store.spec.categories == categories, existing + newSeries.count <= ChartSpec.maxSeries else {
+            return StoreMismatch(description: "chart \(Quote.string(store.spec.id)) has series \(store.spec.series), "
+                + "the batch for \(Quote.string(chart)) was validated against \(series.prefix(existing))")
+        }
+        return nil
     }
 
     /// The rows, one at a time, inside the store's batch.

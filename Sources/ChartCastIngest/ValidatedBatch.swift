@@ -16,6 +16,8 @@ public struct ValidatedBatch: Sendable {
     public let series: [String]
     /// The series this write adds, in first-seen order (the last entries of `series`).
     public let newSeries: [String]
+    /// The chart's categories (category charts; empty otherwise): what the rows' x index.
+    public let categories: [String]
 
     /// x per row: epoch ms (time), the number (linear) or the category index (category).
     let rowXs: [Double]
@@ -25,12 +27,13 @@ public struct ValidatedBatch: Sendable {
     let cellSeries: [Int32]
     let cellValues: [Double]
 
-    init(chart: String, xKind: XKind, series: [String], newSeries: [String],
+    init(chart: String, xKind: XKind, series: [String], newSeries: [String], categories: [String],
          rowXs: [Double], rowStarts: [Int32], cellSeries: [Int32], cellValues: [Double]) {
         self.chart = chart
         self.xKind = xKind
         self.series = series
         self.newSeries = newSeries
+        self.categories = categories
         self.rowXs = rowXs
         self.rowStarts = rowStarts
         self.cellSeries = cellSeries

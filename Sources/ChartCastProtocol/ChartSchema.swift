@@ -8,6 +8,14 @@ import ChartEngine
 extension ChartSpec {
     /// Longest title, series name, category name and axis label, in characters.
     public static let maxTextLength = 200
+    /// Longest title, category name and axis label, in UTF-8 bytes: any 200 characters of one
+    /// scalar each fit; what does not is a character piling up combining marks, which would
+    /// make every message that repeats the text (each point of a category chart names its
+    /// category) kilobytes long.
+    public static let maxTextBytes = 800
+    /// Most UTF-8 bytes of all the categories of a chart together (1,000 names of 32 bytes): a
+    /// category chart's snapshot names each category once per series.
+    public static let maxCategoryBytes = 32_768
     /// Most categories on a category axis.
     public static let maxCategories = 1000
     /// Longest chart id.
@@ -60,6 +68,10 @@ extension ChartSpec {
         var categories: [String] = []
         if kind == .category {
             categories = try x.distinctTexts("categories", count: 1...ChartSpec.maxCategories)
+            let bytes = categories.reduce(0) { $0 + $1.utf8.count }
+            guard bytes <= ChartSpec.maxCategoryBytes else {
+                throw x.fail("categories", "take \(bytes) bytes of UTF-8 together (at most \(ChartSpec.maxCategoryBytes))")
+            }
         } else if x.has("categories") {
             throw x.fail("categories", "only category charts have categories")
         }
@@ -70,10 +82,8 @@ extension ChartSpec {
             guard range.lowerBound < range.upperBound else { throw y.fail("domain", "must have lo < hi") }
             domain = range
         }
-        let series = try fields.has("series") ? fields.distinctTexts("series", count: 0...ChartSpec.maxSeries) : []
-        for (index, name) in series.enumerated() where name.utf8.count > ChartSpec.maxSeriesNameBytes {
-            throw fields.fail("series[\(index)]", "is longer than \(ChartSpec.maxSeriesNameBytes) bytes")
-        }
+        let series = try fields.has("series")
+            ? fields.distinctTexts("series", count: 0...ChartSpec.maxSeries, maxBytes: ChartSpec.maxSeriesNameBytes) : []
         var interactions = ChartSpec.defaultInteractions(for: kind)
         if fields.has("interactions") {
             let i = try fields.nested("interactions")
@@ -170,19 +180,22 @@ enum RetentionText {
 }
 
 extension FieldReader {
-    /// A string of 1–200 characters (0–200 with `allowEmpty`).
+    /// A string of 1–200 characters (0–200 with `allowEmpty`) and at most 800 UTF-8 bytes.
     func text(_ name: String, allowEmpty: Bool = false) throws -> String {
         let value = try string(name)
         guard allowEmpty || !value.isEmpty else { throw fail(name, "must not be empty") }
         guard value.count <= ChartSpec.maxTextLength else {
             throw fail(name, "is longer than \(ChartSpec.maxTextLength) characters")
         }
+        guard value.utf8.count <= ChartSpec.maxTextBytes else {
+            throw fail(name, "is longer than \(ChartSpec.maxTextBytes) bytes")
+        }
         return value
     }
 
-    /// An array of distinct non-empty strings of at most 200 characters (series: also at most 256
-    /// bytes, checked by the caller), `count` of them.
-    func distinctTexts(_ name: String, count: ClosedRange<Int>) throws -> [String] {
+    /// An array of distinct non-empty strings of at most 200 characters and `maxBytes` UTF-8
+    /// bytes, `count` of them.
+    func distinctTexts(_ name: String, count: ClosedRange<Int>, maxBytes: Int = ChartSpec.maxTextBytes) throws -> [String] {
         let items = try strings(name)
         guard count.contains(items.count) else {
             throw fail(name, "must list \(count.lowerBound)–\(count.upperBound) names, got \(items.count)")
@@ -194,7 +207,11 @@ extension FieldReader {
             guard item.count <= ChartSpec.maxTextLength else {
                 throw fail(itemPath, "is longer than \(ChartSpec.maxTextLength) characters")
             }
+
             guard seen.insert(item).inserted else { throw fail(itemPath, "\"\(item.clipped(to: 80))\" is listed twice") }
+        }
+        for (index, item) in items.enumerated() where item.utf8.count > maxBytes {
+            throw fail("\(name)[\(index)]", "is longer than \(maxBytes) bytes")
         }
         return items
     }

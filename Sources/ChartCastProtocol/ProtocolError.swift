@@ -33,4 +33,15 @@ public struct ProtocolError: Error, Equatable, CustomStringConvertible, Sendable
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Longest `message` an `error` frame carries, in Unicode scalars (at most 6,000 bytes of
+    /// JSON); a longer one is cut, ending in `…`. Messages quote input only clipped, so this is a
+    /// backstop that bounds the frame whatever a message says.
+    public static let maxMessageScalars = 1_000
+
+    /// `message` as an `error` frame carries it: at most `maxMessageScalars` scalars.
+    var boundedMessage: String {
+        guard message.unicodeScalars.count > ProtocolError.maxMessageScalars else { return message }
+        return message.clipped(to: ProtocolError.maxMessageScalars - 1) + "…"
+    }
 }

@@ -71,7 +71,7 @@ extension ServerMessage {
             w.beginObject()
             w.key("type"); w.string("error")
             w.key("code"); w.string(e.code.rawValue)
-            w.key("message"); w.string(e.message)
+            w.key("message"); w.string(e.boundedMessage)
             if let ref = e.ref { w.key("ref"); w.string(ref) }
         case .chart(let spec):
             w = JSONWriter(capacity: 320)
@@ -188,6 +188,7 @@ extension ProtocolLimits {
                   maxNameBytes: try l.integer("maxNameBytes"), maxRefLength: try l.integer("maxRefLength"),
                   messagesPerSecond: try l.number("messagesPerSecond"), messageBurst: try l.number("messageBurst"),
                   maxHovers: try l.integer("maxHovers"), maxRangeRows: try l.integer("maxRangeRows"),
-                  maxCoordinate: try l.number("maxCoordinate"))
+                  maxCoordinate: try l.number("maxCoordinate"),
+                  maxSnapshotColumns: try l.integer("maxSnapshotColumns"), maxMessagePoints: try l.integer("maxMessagePoints"))
     }
 }

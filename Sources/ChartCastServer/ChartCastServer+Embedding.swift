@@ -68,7 +68,7 @@ extension ChartCastServer {
             case .failure(let error): throw EmbeddingError.unavailable(error.message)
             }
         }
-        guard let definition = serviceCall(timeout: timeout, { done in core.defineRefilled(checked, done: done) }) else {
+        guard let definition = serviceCall(timeout: timeout, { done in core.defineInTurn(checked, done: done) }) else {
             throw EmbeddingError.notRunning
         }
         return definition == .created
@@ -89,7 +89,9 @@ extension ChartCastServer {
             case .failure(let error): throw EmbeddingError.unavailable(error.message)
             }
         }
-        guard let removed = serviceCall(timeout: timeout, { core.remove(chart: id) }) else { throw EmbeddingError.notRunning }
+        guard let removed = serviceCall(timeout: timeout, { done in core.removeInTurn(id, done: done) }) else {
+            throw EmbeddingError.notRunning
+        }
         return removed
     }
 

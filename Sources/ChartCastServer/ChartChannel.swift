@@ -46,8 +46,13 @@ final class ChartChannel {
     private var sentX: XAxis
     private(set) var sentY: ClosedRange<Double>
     /// Encoded snapshots of the current `seq`, by key, with when each was last asked for; at
-    /// most `maxCachedSnapshots` (the least recently asked for goes first).
+    /// most `maxCachedSnapshots` of them and `maxCachedSnapshotBytes` in all (the least recently
+    /// asked for goes first).
     private var snapshotCache: [(key: SnapshotKey, frame: OutboundFrame, used: Int)] = []
+    /// Bytes of the snapshots in `snapshotCache`.
+    private(set) var snapshotCacheBytes = 0
+    /// Snapshots in the cache now.
+    var cachedSnapshots: Int { snapshotCache.count }
     private var snapshotCacheSeq = -1
     private var snapshotCacheClock = 0
     /// Snapshots encoded for viewers so far (each cache miss, and each snapshot merged with history).
@@ -76,6 +81,13 @@ final class ChartChannel {
 
     /// Snapshots cached per chart (one per distinct plot width or view being served at one `seq`).
     static let maxCachedSnapshots = 16
+    /// Bytes of snapshots cached per chart: a few of the largest (`ProtocolLimits.maxMessagePoints`)
+    /// fit, however many widths and views viewers ask for.
+    static let maxCachedSnapshotBytes = 32 << 20
+    /// The largest `append` encoded: a write whose append would be larger (long series names)
+    /// reaches every viewer as a snapshot instead, like one of more than
+    /// `ProtocolLimits.maxMessagePoints` points.
+    static let maxAppendBytes = 4 << 20
 
     /// The `chart` message announcing this definition (re-encoded when data added series).
     func chartFrame() -> OutboundFrame {
@@ -90,6 +102,7 @@ final class ChartChannel {
         isRemoved = true
         removedFrame = OutboundFrame(textBytes: ServerMessage.chartRemoved(id).encode())
         snapshotCache = []
+        snapshotCacheBytes = 0
         selectionFrame = nil
     }
 
@@ -100,13 +113,25 @@ final class ChartChannel {
         var view: ClosedRange<Double>?
     }
 
+    /// The pixel columns a snapshot for a plot `columns` wide is downsampled to: the plot's, but
+    /// at most `ProtocolLimits.maxSnapshotColumns` and few enough that 4 points per column of
+    /// every series stay within `ProtocolLimits.maxMessagePoints`
+    /// (`ProtocolLimits.snapshotColumns(forPlot:series:)`).
+    /// - Complexity: O(1).
+    func snapshotColumns(for columns: Int) -> Int {
+        ServerCore.limits.snapshotColumns(forPlot: columns, series: spec.series.count)
+    }
+
     /// The key of a snapshot for a plot `columns` pixels wide showing `view` (nil: the live
     /// window): every point when no pixel column of the domain holds more than 4 rows (so that
-    /// every plot wide enough shares one snapshot), else downsampled to `columns`.
+    /// every plot wide enough shares one snapshot), else downsampled — to
+    /// `snapshotColumns(for: columns)` columns either way, so a snapshot never carries more than
+    /// `ProtocolLimits.maxMessagePoints` points.
     /// - Complexity: O(log n) to find the rows, plus O(rows) when there are at most 4 per column
     ///   on average.
     func snapshotKey(columns: Int, view: ClosedRange<Double>?) -> SnapshotKey {
         guard spec.xKind != .category else { return SnapshotKey(columns: 0, view: nil) }
+        let columns = snapshotColumns(for: columns)
         let data = store
         let rows = view.map { data.indexRange(fromX: $0.lowerBound, toX: $0.upperBound) } ?? 0..<data.count
         let (d0, d1) = view.map { ($0.lowerBound, $0.upperBound) } ?? data.xDomain
@@ -165,6 +190,7 @@ final class ChartChannel {
     func snapshotFrame(_ key: SnapshotKey) -> OutboundFrame {
         if snapshotCacheSeq != seq {
             snapshotCache.removeAll(keepingCapacity: true)
+            snapshotCacheBytes = 0
             snapshotCacheSeq = seq
         }
         snapshotCacheClock += 1
@@ -174,11 +200,14 @@ final class ChartChannel {
         }
         let frame = OutboundFrame(textBytes: ServerMessage.snapshot(snapshot(key)).encode())
         snapshotsEncoded += 1
-        if snapshotCache.count >= ChartChannel.maxCachedSnapshots,
-           let oldest = snapshotCache.indices.min(by: { snapshotCache[$0].used < snapshotCache[$1].used }) {
+        while !snapshotCache.isEmpty, snapshotCache.count >= ChartChannel.maxCachedSnapshots
+                || snapshotCacheBytes + frame.count > ChartChannel.maxCachedSnapshotBytes,
+              let oldest = snapshotCache.indices.min(by: { snapshotCache[$0].used < snapshotCache[$1].used }) {
+            snapshotCacheBytes -= snapshotCache[oldest].frame.count
             snapshotCache.remove(at: oldest)
         }
         snapshotCache.append((key, frame, snapshotCacheClock))
+        snapshotCacheBytes += frame.count
         return frame
     }
 
@@ -270,7 +299,8 @@ final class ChartChannel {
 
     /// Applies a validated write (new series first): one `append` listing every applied point,
     /// or — when the write carries more points than the chart then holds, so that its snapshot is
-    /// the smaller message (a write replacing most of a small window) — a fresh snapshot for
+    /// the smaller message (a write replacing most of a small window), or more than any message
+    /// may carry (`ProtocolLimits.maxMessagePoints`, `maxAppendBytes`) — a fresh snapshot for
     /// everyone instead; and the selection brought up to date. The append notes the most points
     /// it carries for one series, so that a viewer whose plot is too narrow for them is sent a
     /// downsampled snapshot instead (`ServerCore.nextFrame`). Returns whether the selection
@@ -292,11 +322,8 @@ final class ChartChannel {
             }
         }
         updateLiveEdge()
-        if points.count > store.count * max(1, store.spec.series.count) {
-            seq += 1
-            appendLog.skipAll()   // every viewer is behind the log now: each gets the snapshot
-            sentX = ChartChannel.xAxis(of: store)
-            sentY = ChartChannel.yRange(of: store)
+        if points.count > store.count * max(1, store.spec.series.count) || points.count > ServerCore.limits.maxMessagePoints {
+            snapshotForEveryone()
         } else {
             logAppend(points, evictBefore: applied.evictedBefore, pointsPerSeries: perSeries.max() ?? 0)
         }
@@ -308,16 +335,33 @@ final class ChartChannel {
         return changed
     }
 
-    /// Bumps `seq` and logs one encoded `append`, with the domains when they moved.
+    /// Bumps `seq` and logs one encoded `append`, with the domains when they moved — or, when it
+    /// would be larger than `maxAppendBytes`, sends everyone a snapshot instead.
     private func logAppend(_ points: [SeriesPoint], evictBefore: Double?, pointsPerSeries: Int) {
         seq += 1
         let x = ChartChannel.xAxis(of: store), y = ChartChannel.yRange(of: store)
         let append = ServerMessage.Append(chart: id, seq: seq, points: points, evictBefore: evictBefore,
                                           x: x != sentX ? x : nil, y: y != sentY ? y : nil)
+        let bytes = ServerMessage.append(append).encode()
+        guard bytes.count <= ChartChannel.maxAppendBytes else { return putEveryoneBehindTheLog() }
         sentX = x
         sentY = y
-        appendLog.append(OutboundFrame(textBytes: ServerMessage.append(append).encode()), pointsPerSeries: pointsPerSeries,
-                         yDomain: append.y)
+        appendLog.append(OutboundFrame(textBytes: bytes), pointsPerSeries: pointsPerSeries, yDomain: append.y)
+    }
+
+    /// A change too large to send as an append (more points than the chart then holds, more
+    /// than `ProtocolLimits.maxMessagePoints`, or over `maxAppendBytes`): a new `seq` and every
+    /// viewer behind the append log, so each is sent a (bounded) snapshot next.
+    private func snapshotForEveryone() {
+        seq += 1
+        putEveryoneBehindTheLog()
+    }
+
+    /// `snapshotForEveryone` once `seq` is bumped.
+    private func putEveryoneBehindTheLog() {
+        appendLog.skipAll()
+        sentX = ChartChannel.xAxis(of: store)
+        sentY = ChartChannel.yRange(of: store)
     }
 
     /// The store's x axis as sent: category names, or the numeric domain.

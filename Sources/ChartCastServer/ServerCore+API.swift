@@ -145,7 +145,8 @@ extension ServerCore {
     }
 
     /// `PUT /api/charts/{id}`: 201 created or 200 replaced, with the stored spec — saved in the
-    /// history store first when the server keeps one.
+    /// history store first when the server keeps one. In its turn on the chart (`ChartOrder`):
+    /// after the writes already under way on it are applied, before any that arrive later start.
     private func putChart(_ id: String, body: [UInt8], reply: @escaping (APIResponse) -> Void) {
         let spec: ChartSpec
         switch parseSpec(id, body: body) {
@@ -160,23 +161,30 @@ extension ServerCore {
                 }
             }
         }
-        let saves: [HistoryWrite] = history == nil ? [] : [.save(spec)]
-        afterCommit(saves, { () }, done: { result in
-            switch result {
-            case .failure(let error):
-                reply(.unavailable(error))
-            case .success:
-                self.defineRefilled(spec) { definition in
-                    reply(.json(spec.encoded(), status: definition == .created ? 201 : 200))
-                }
+        chartOrder.run([id], exclusive: true) { ticket in
+            let finish = { (response: APIResponse) in
+                reply(response)
+                self.chartOrder.finish(ticket)
             }
-        })
+            let saves: [HistoryWrite] = self.history == nil ? [] : [.save(spec)]
+            self.afterCommit(saves, { () }, done: { result in
+                switch result {
+                case .failure(let error):
+                    finish(.unavailable(error))
+                case .success:
+                    self.defineRefilled(spec) { definition in
+                        finish(.json(spec.encoded(), status: definition == .created ? 201 : 200))
+                    }
+                }
+            })
+        }
     }
 
-    /// `DELETE /api/charts/{id}`: 204, the chart and its stored history gone.
+    /// `DELETE /api/charts/{id}`: 204, the chart and its stored history gone; in its turn on the
+    /// chart, like `PUT`.
     private func deleteChart(_ id: String, reply: @escaping (APIResponse) -> Void) {
-        guard channelsByID[id] != nil else { return reply(.unknownChart(id)) }
         if cluster != nil {
+            guard channelsByID[id] != nil else { return reply(.unknownChart(id)) }
             return clusterRemove(id) { result in
                 switch result {
                 case .failure(let error): reply(.unavailable(error))
@@ -184,13 +192,20 @@ extension ServerCore {
                 }
             }
         }
-        let deletes: [HistoryWrite] = history == nil ? [] : [.delete(id)]
-        afterCommit(deletes, { self.remove(chart: id) }, done: { result in
-            switch result {
-            case .failure(let error): reply(.unavailable(error))
-            case .success(let removed): reply(removed ? .noContent : .unknownChart(id))
+        chartOrder.run([id], exclusive: true) { ticket in
+            let finish = { (response: APIResponse) in
+                reply(response)
+                self.chartOrder.finish(ticket)
             }
-        })
+            guard self.channelsByID[id] != nil else { return finish(.unknownChart(id)) }
+            let deletes: [HistoryWrite] = self.history == nil ? [] : [.delete(id)]
+            self.afterCommit(deletes, { self.remove(chart: id) }, done: { result in
+                switch result {
+                case .failure(let error): finish(.unavailable(error))
+                case .success(let removed): finish(removed ? .noContent : .unknownChart(id))
+                }
+            })
+        }
     }
 
     /// A refused request, carried as an error so `Result` can hold it.

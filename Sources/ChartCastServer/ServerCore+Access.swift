@@ -11,7 +11,8 @@ extension ServerCore {
             metrics.handshakesRefused[.origin, default: 0] += 1
             logger.log(.info, key: "refused-origin",
                        "refused a WebSocket from \(request.peerIP): origin \(Logger.quoted(origin ?? "")) is not allowed")
-            return .error(403, "forbidden_origin", "pages from this origin may not open the socket (see --allow-origin)")
+            return .error(403, "forbidden", "pages from origin \(Logger.quoted(origin ?? "", limit: 200)) may not open the socket "
+                          + "(see --allow-origin)")
         }
         guard readAccess.permitsViewing(authorization: request.headers["authorization"],
                                         queryToken: ReadAccess.queryToken(request.query)) else {

@@ -61,6 +61,29 @@ extension ServerCore {
         return true
     }
 
+    /// Defines `spec` like `defineRefilled(_:done:)`, in its turn among the chart's operations
+    /// (`ChartOrder`): after the writes already under way on it are applied (the Swift API).
+    /// - Note: service thread only.
+    func defineInTurn(_ spec: ChartSpec, done: @escaping (Definition) -> Void) {
+        assertOwningThread()
+        chartOrder.run([spec.id], exclusive: true) { ticket in
+            self.defineRefilled(spec) { definition in
+                done(definition)
+                self.chartOrder.finish(ticket)
+            }
+        }
+    }
+
+    /// Removes a chart like `remove(chart:)`, in its turn among its operations (the Swift API).
+    /// - Note: service thread only.
+    func removeInTurn(_ id: String, done: @escaping (Bool) -> Void) {
+        assertOwningThread()
+        chartOrder.run([id], exclusive: true) { ticket in
+            done(self.remove(chart: id))
+            self.chartOrder.finish(ticket)
+        }
+    }
+
     /// A slot for a new chart: a removed chart's slot once no viewer still needs to hear of its
     /// removal, else a new one at the end.
     /// - Complexity: O(slots + viewers × removed slots).

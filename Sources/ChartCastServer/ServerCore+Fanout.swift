@@ -108,6 +108,7 @@ extension ServerCore {
     private func nextFrame(of channel: ChartChannel, for session: Session) -> OutboundFrame? {
         // Fast path, the common case on every write: nothing new on this chart for this viewer.
         if isUpToDate(session.cursors[channel.index], on: channel) { return nil }
+        if needsFreshHistory(session, on: channel) { requestViewSnapshot(on: channel, for: session) }
         var cursor = session.cursors[channel.index]
         defer { session.cursors[channel.index] = cursor }
         if channel.isRemoved {
@@ -137,8 +138,9 @@ extension ServerCore {
         }
         if !cursor.needsSnapshot, let frame = channel.appendLog.frame(cursor.nextAppend) {
             // A write bringing more points per series than the plot has room for (4 per pixel
-            // column) comes as a downsampled snapshot instead, covering it and what follows.
-            guard channel.appendLog.pointsPerSeries(cursor.nextAppend) > 4 * cursor.columns else {
+            // column of its snapshot) comes as a downsampled snapshot instead, covering it and
+            // what follows.
+            guard channel.appendLog.pointsPerSeries(cursor.nextAppend) > 4 * channel.snapshotColumns(for: cursor.columns) else {
                 if let y = channel.appendLog.yDomain(cursor.nextAppend) {
                     // As the page does: a zoomed picture's y domain only widens.
                     cursor.drawnY = cursor.drawnZoomed ? cursor.drawnY.map { ServerCore.widen($0, y) } ?? y : y
@@ -156,13 +158,16 @@ extension ServerCore {
             cursor.nextAppend = channel.appendLog.nextNumber
             cursor.selectionVersion = channel.selectionVersion
             if let view = cursor.view, let history = session.histories[channel.index],
-               history.generation == cursor.viewGeneration {
+               history.generation == cursor.viewGeneration,
+               history.grid.columns <= channel.snapshotColumns(for: cursor.columns) {
                 cursor.sentColumns = history.grid.columns
                 let sent = channel.historySnapshotFrame(view: view, grid: history.grid, history: history.series)
                 cursor.drawnY = sent.yDomain
                 cursor.drawnZoomed = true
                 return sent.frame
             }
+            // (A history answer read on a grid too fine for the chart's series now — a write
+            // added series since — is not used; `needsFreshHistory` has it read again.)
             let key = channel.snapshotKey(columns: cursor.columns, view: cursor.view)
             cursor.sentColumns = key.columns
             cursor.drawnY = channel.sentY
@@ -176,6 +181,17 @@ extension ServerCore {
             return frame
         }
         return nil
+    }
+
+    /// Whether the history answer kept for the viewer's view was read on a grid finer than the
+    /// chart's snapshots may now have (a write added series since): its snapshot would carry
+    /// more than `ProtocolLimits.maxMessagePoints` points, so the history is read again.
+    /// - Complexity: O(1).
+    private func needsFreshHistory(_ session: Session, on channel: ChartChannel) -> Bool {
+        let cursor = session.cursors[channel.index]
+        guard cursor.needsSnapshot, cursor.specVersion == channel.specVersion, !channel.isRemoved,
+              let history = session.histories[channel.index], history.generation == cursor.viewGeneration else { return false }
+        return history.grid.columns > channel.snapshotColumns(for: cursor.columns)
     }
 
     /// The smallest range holding both (`widen` in `web/js/model.js`).

@@ -55,13 +55,32 @@ extension ServerCore {
 
     // MARK: Writes of points
 
-    /// A write of points to one chart (HTTP, `publish`, the Swift API): validated against the
-    /// chart now, committed when the chart keeps history, then applied, and reported to `done`
-    /// (at once when nothing is stored).
+    /// A write of points to one chart (HTTP, `publish`, the Swift API), all or nothing: in its
+    /// turn among the chart's operations (`ChartOrder`), validated against the chart, committed
+    /// when the chart keeps history, then applied, and reported to `done` (at once when nothing
+    /// is stored).
+    ///
+    /// From validation to apply the write holds its chart: the chart cannot be replaced or
+    /// removed in between (that waits for the write), and a write that adds series holds it
+    /// alone, so that the chart is applied to in exactly the state it was validated against —
+    /// what is answered 2xx is applied and stored whole, what is answered with an error is
+    /// neither.
     /// - Note: service thread only.
     func write(_ batch: PointBatch, to id: String, done: @escaping (WriteOutcome) -> Void) {
         assertOwningThread()
         if cluster != nil { return clusterWrite(batch, to: id, done: done) }
+        let started = chartOrder.run([id], exclusive: false, points: batch.count) { ticket in
+            self.startWrite(batch, to: id, ticket: ticket) { outcome in
+                done(outcome)
+                self.chartOrder.finish(ticket)
+            }
+        }
+        if !started { done(.unavailable(waitingRefusal())) }
+    }
+
+    /// `write(_:to:done:)` once the write holds its chart.
+    private func startWrite(_ batch: PointBatch, to id: String, ticket: ChartOrder.Ticket,
+                            done: @escaping (WriteOutcome) -> Void) {
         guard let channel = channelsByID[id] else { return done(.unknownChart(id)) }
         let validated: ValidatedBatch
         do {
@@ -69,8 +88,9 @@ extension ServerCore {
         } catch {
             return done(.rejected(ServerCore.ingestError(error)))
         }
+        if !validated.newSeries.isEmpty { chartOrder.claimExclusive(id, for: ticket) }
         let writes = history != nil && HistoryLink.keeps(channel.spec) ? [HistoryLink.append(validated, of: channel.spec)] : []
-        afterCommit(writes, { self.applyCommitted(batch, validated, to: id) }, done: { result in
+        afterCommit(writes, { self.applyCommitted(validated, to: channel) }, done: { result in
             switch result {
             case .success(let outcome): done(outcome)
             case .failure(let error): done(.unavailable(error))
@@ -78,21 +98,32 @@ extension ServerCore {
         })
     }
 
-    /// Applies a write whose points are committed: as validated while the chart is as it was,
-    /// else validated again against the chart as it is now (a write that got in between added
-    /// series, or the chart was replaced).
-    private func applyCommitted(_ batch: PointBatch, _ validated: ValidatedBatch, to id: String) -> WriteOutcome {
-        guard let channel = channelsByID[id] else { return .unknownChart(id) }
-        do {
-            do {
-                return .applied(seq: try apply(validated, to: channel), accepted: validated.accepted)
-            } catch is StoreMismatch {
-                let again = try batch.validate(against: channel.spec)
-                return .applied(seq: try apply(again, to: channel), accepted: again.accepted)
-            }
-        } catch {
-            return .rejected(ServerCore.ingestError(error))
+    /// Applies a write whose points are committed, to the chart it was validated against: the
+    /// write held the chart since, so it is still installed and in that state.
+    private func applyCommitted(_ validated: ValidatedBatch, to channel: ChartChannel) -> WriteOutcome {
+        guard channelsByID[channel.id] === channel else {
+            return .rejected(orderViolation("chart \"\(channel.id)\" was replaced or removed"))
         }
+        do {
+            return .applied(seq: try apply(validated, to: channel), accepted: validated.accepted)
+        } catch {
+            return .rejected(orderViolation("\(error)"))
+        }
+    }
+
+    /// What a write gets when its chart changed between validation and apply despite
+    /// `ChartOrder` — which would be a bug: logged as one, answered as a refused write.
+    func orderViolation(_ what: String) -> IngestError {
+        logger.error("bug: a write's chart changed between its validation and its apply (\(what)); its points were committed")
+        return IngestError(.badPoint, "the chart changed while the write was committed: \(what)")
+    }
+
+    /// The `unavailable` answer to an operation that would have had to wait while the waiting
+    /// ones already carry `ChartOrder.maxWaitingPoints` points.
+    func waitingRefusal() -> StorageError {
+        StorageError(kind: .unavailable, path: history?.store.path ?? "", message:
+            "Too many writes are waiting for charts being defined or removed (\(chartOrder.waitingPoints) points, "
+            + "at most \(chartOrder.maxWaitingPoints)); retry shortly.")
     }
 
     /// `error` as an `IngestError` (validation throws nothing else; anything else is a bug

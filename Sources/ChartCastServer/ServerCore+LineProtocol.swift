@@ -6,13 +6,29 @@ import ChartEngine
 extension ServerCore {
     private struct UnknownMeasurement: Error { var id: String }
 
-    /// A line-protocol write (one chart per measurement): validated all or nothing, charts it
-    /// creates saved and its points committed in one history transaction, then applied; 204
-    /// like InfluxDB.
+    /// A line-protocol write (one chart per measurement), all or nothing over every chart it
+    /// names: in its turn on all of them (`ChartOrder`), validated, the charts it creates saved
+    /// and its points committed in one history transaction, then applied; 204 like InfluxDB.
+    ///
+    /// The write holds every chart it names from validation to apply, and alone those it
+    /// creates or adds series to: no chart can be replaced, removed or created under it, so each
+    /// is applied to in the state it was validated against — every chart or none, in memory and
+    /// in history alike.
     /// - Note: service thread only.
     func write(_ write: LineProtocolWrite, reply: @escaping (APIResponse) -> Void) {
         assertOwningThread()
         if cluster != nil { return clusterWrite(write, reply: reply) }
+        let started = chartOrder.run(write.charts.map(\.chart), exclusive: false, points: write.pointCount) { ticket in
+            self.startWrite(write, ticket: ticket) { response in
+                reply(response)
+                self.chartOrder.finish(ticket)
+            }
+        }
+        if !started { reply(.unavailable(waitingRefusal())) }
+    }
+
+    /// `write(_:reply:)` once the write holds its charts.
+    private func startWrite(_ write: LineProtocolWrite, ticket: ChartOrder.Ticket, reply: @escaping (APIResponse) -> Void) {
         let validated: [ValidatedChartWrite]
         var created: [String: ChartSpec] = [:]
         do {
@@ -21,6 +37,9 @@ extension ServerCore {
             return reply(.error(404, "unknown_chart", "no chart with id \"\(error.id.prefix(80))\" (the server runs with --no-auto-create)"))
         } catch {
             return reply(.error(ServerCore.ingestError(error)))
+        }
+        for chart in validated where created[chart.chart] != nil || !chart.batch.newSeries.isEmpty {
+            chartOrder.claimExclusive(chart.chart, for: ticket)
         }
         let newCharts = created.values.sorted { $0.id < $1.id }
         var writes: [HistoryWrite] = []
@@ -31,7 +50,8 @@ extension ServerCore {
                 writes.append(HistoryLink.append(chart.batch, of: spec))
             }
         }
-        afterCommit(writes, { self.applyCommitted(write, validated, newCharts: newCharts) }, done: { result in
+        let targets = validated.map { channelsByID[$0.chart] }
+        afterCommit(writes, { self.applyCommitted(validated, to: targets, newCharts: newCharts) }, done: { result in
             switch result {
             case .success(let response): reply(response)
             case .failure(let error): reply(.unavailable(error))
@@ -54,34 +74,29 @@ extension ServerCore {
         return validated
     }
 
-    /// Applies a committed line-protocol write: defines the charts it created (unless defined
-    /// meanwhile), then applies each chart's points. A chart whose state moved on while the
-    /// write was committed (another write added series, or replaced it) has the write
-    /// validated again against it; a chart removed meanwhile is skipped.
-    private func applyCommitted(_ write: LineProtocolWrite, _ validated: [ValidatedChartWrite],
+    /// Applies a committed line-protocol write: defines the charts it created, then applies each
+    /// chart's points, to the charts they were validated against (`targets`, nil for the created
+    /// ones). The write held them since, so they are as they were; that is checked for every
+    /// chart before anything is applied, so even a broken order would apply nothing rather than
+    /// part of the write.
+    private func applyCommitted(_ validated: [ValidatedChartWrite], to targets: [ChartChannel?],
                                 newCharts: [ChartSpec]) -> APIResponse {
-        for spec in newCharts where channelsByID[spec.id] == nil { define(spec) }
-        var moved: Set<String> = []
+        for (chart, target) in zip(validated, targets) {
+            let now = channelsByID[chart.chart]
+            let intact = target.map { $0 === now && chart.batch.mismatch(with: $0.store) == nil } ?? (now == nil)
+            guard intact else {
+                return .error(orderViolation("chart \"\(chart.chart)\" was replaced, removed or created"))
+            }
+        }
+        for spec in newCharts { define(spec) }
         do {
             for chart in validated {
                 guard let channel = channelsByID[chart.chart] else { continue }
-                do {
-                    try apply(chart.batch, to: channel)
-                } catch is StoreMismatch {
-                    moved.insert(chart.chart)
-                }
-            }
-            guard !moved.isEmpty else { return .noContent }
-            var ignored: [String: ChartSpec] = [:]
-            for chart in try validate(write, creating: &ignored) where moved.contains(chart.chart) {
-                guard let channel = channelsByID[chart.chart] else { continue }
                 try apply(chart.batch, to: channel)
             }
-            return .noContent
         } catch {
-            // Only a chart that changed under the write gets here (e.g. concurrent writes took
-            // it past 32 series): the charts applied before it stay applied.
-            return .error(ServerCore.ingestError(error))
+            return .error(orderViolation("\(error)"))
         }
+        return .noContent
     }
 }

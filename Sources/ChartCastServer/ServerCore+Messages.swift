@@ -148,7 +148,7 @@ extension ServerCore {
     /// Owes the viewer a snapshot of its current view: from memory at once, or — when the view
     /// reaches before the live window, the chart keeps history and a reader is set — after the
     /// history reader answered (`historyArrived`).
-    private func requestViewSnapshot(on channel: ChartChannel, for session: Session) {
+    func requestViewSnapshot(on channel: ChartChannel, for session: Session) {
         let slot = channel.index
         var cursor = session.cursors[slot]
         session.histories[slot] = nil
@@ -164,7 +164,8 @@ extension ServerCore {
         let firstInMemory = channel.store.count > 0 ? channel.store.xNumber(at: 0) : Double.infinity
         let until = Swift.min(firstInMemory, view.upperBound.nextUp)
         guard view.lowerBound < until,
-              let grid = M4Grid(from: view.lowerBound, to: view.upperBound, columns: cursor.columns) else { return }
+              let grid = M4Grid(from: view.lowerBound, to: view.upperBound,
+                                columns: channel.snapshotColumns(for: cursor.columns)) else { return }
         cursor.needsSnapshot = false
         cursor.awaitingHistory = true
         let generation = cursor.viewGeneration, specVersion = channel.specVersion, chart = channel.id
@@ -191,7 +192,10 @@ extension ServerCore {
         cursor.needsSnapshot = true
         switch result {
         case .success(let series):
-            session.histories[slot] = Session.HistoryPart(generation: generation, grid: grid, series: series)
+            // Only the chart's series are kept (a store may hold more, from earlier definitions).
+            let names = Set(channels[slot].spec.series)
+            session.histories[slot] = Session.HistoryPart(generation: generation, grid: grid,
+                                                          series: series.filter { names.contains($0.name) })
         case .failure(let error):
             logger.info("viewer \(session.info.id): reading the history of \(chart) failed (\(error)); its view shows the points in memory")
         }

@@ -54,6 +54,9 @@ final class ServerCore {
     var cluster: ClusterState?
     /// Answers kept by `Idempotency-Key`.
     let idempotency = IdempotencyCache<APIResponse>()
+    /// Orders the operations on each chart (writes, definitions, removals), so that a write is
+    /// applied to the state it was validated against (`ChartOrder`).
+    let chartOrder = ChartOrder()
     /// Reads stored history for views that reach before a chart's live window; nil: views show
     /// the in-memory points only.
     var historyReader: HistoryReading?

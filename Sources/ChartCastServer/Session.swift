@@ -6,8 +6,9 @@ import WebSockets
 ///
 /// Memory is bounded whatever the viewer does: a fixed cursor per chart, at most one viewport
 /// per chart, at most one history answer per chart it zoomed into the past (at most 4 points per
-/// series per pixel column of its plot), and a short queue of personal frames (welcome, errors)
-/// that drops when full.
+/// series per pixel column of its snapshot grid, for the chart's series only: at most
+/// `ProtocolLimits.maxMessagePoints` in all), and a short queue of personal frames (welcome,
+/// errors) that drops when full.
 /// - Note: service thread only.
 final class Session: RosterMember {
     /// How far a viewer has been served on one chart.
@@ -24,8 +25,10 @@ final class Session: RosterMember {
         var nextAppend = 0
         /// The channel's selection version last sent.
         var selectionVersion = 0
-        /// Pixel columns of the viewer's plot: its viewport's width rounded up, 1,000 before it
-        /// sent one. Snapshots carry at most 4 points per series per column.
+        /// Pixel columns of the viewer's plot: its viewport's width rounded up (at most
+        /// `ProtocolLimits.maxSnapshotColumns`), 1,000 before it sent one. Snapshots carry at
+        /// most 4 points per series per column, for at most this many columns
+        /// (`ChartChannel.snapshotColumns(for:)`).
         var columns = Session.defaultColumns
         /// The `columns` of the snapshot last sent (0: it carried every point of its domain).
         var sentColumns = 0
@@ -64,10 +67,12 @@ final class Session: RosterMember {
     /// The plot width assumed until a viewer sends a viewport, in pixels.
     static let defaultColumns = 1_000
 
-    /// Pixel columns of a plot `width` CSS pixels wide.
+    /// Pixel columns of a plot `width` CSS pixels wide, at most `maxSnapshotColumns`: a wider
+    /// plot (no screen has one) is served as that wide, so what a viewer's width can make the
+    /// server send is bounded whatever it reports.
     static func columns(forWidth width: Double) -> Int {
         guard width.isFinite, width > 1 else { return 1 }
-        return Int(Swift.min(width, 1e7).rounded(.up))
+        return Int(Swift.min(width.rounded(.up), Double(ServerCore.limits.maxSnapshotColumns)))
     }
 
     /// Personal frames waiting beyond this are dropped (and counted), never queued without bound.

@@ -128,6 +128,10 @@ extension FuzzTarget {
     static func checkSpec(_ spec: ChartSpec) {
         expect(ChartSpec.isValidID(spec.id), "an invalid id")
         expect(!spec.title.isEmpty && spec.title.count <= ChartSpec.maxTextLength, "a title of \(spec.title.count) characters")
+        for text in [spec.title, spec.xLabel, spec.yLabel] + spec.categories {
+            expect(text.utf8.count <= ChartSpec.maxTextBytes, "a text of \(text.utf8.count) bytes")
+        }
+        expect(spec.categories.reduce(0) { $0 + $1.utf8.count } <= ChartSpec.maxCategoryBytes, "categories over their bytes")
         expect(spec.series.count <= ChartSpec.maxSeries, "\(spec.series.count) series")
         expect(Set(spec.series).count == spec.series.count, "a series listed twice")
         expect(spec.series.allSatisfy { !$0.isEmpty && $0.utf8.count <= ChartSpec.maxSeriesNameBytes }, "a series name out of bounds")

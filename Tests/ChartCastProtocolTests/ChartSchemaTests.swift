@@ -93,6 +93,33 @@ final class ChartSchemaTests: XCTestCase {
         }
     }
 
+    /// A text repeated in many messages (each point of a category chart names its category) is
+    /// bounded in bytes, not only in characters: one character can carry any number of marks.
+    func testTextsAreBoundedInBytesAndCategoriesInAll() throws {
+        let emoji = String(repeating: "\u{1F600}", count: 200)   // 200 characters, 800 bytes: fits
+        XCTAssertEqual(try parse(#"{"id":"t","title":"\#(emoji)","mark":"line","x":{"kind":"time","label":"\#(emoji)"}}"#).title, emoji)
+        let marked = "a" + String(repeating: "\u{301}", count: 400)   // 1 character, 801 bytes
+        for (text, field) in [(#"{"id":"t","title":"\#(marked)","mark":"line","x":{"kind":"time"}}"#, "title: "),
+                              (#"{"id":"t","mark":"line","x":{"kind":"time"},"y":{"label":"\#(marked)"}}"#, "y.label: "),
+                              (#"{"id":"t","mark":"bar","x":{"kind":"category","categories":["b","\#(marked)"]}}"#, "x.categories[1]: ")] {
+            XCTAssertThrowsError(try parse(text)) { error in
+                let message = (error as? ProtocolError)?.message ?? "\(error)"
+                XCTAssertTrue(message.hasPrefix(field) && message.hasSuffix("is longer than 800 bytes"), message)
+            }
+        }
+        // 768 names of 33 bytes and 232 of 32: 32,768 bytes, the most.
+        let names = (0..<1_000).map { String(format: "%05d", $0) + String(repeating: "c", count: $0 < 768 ? 28 : 27) }
+        func list(_ names: [String]) -> String { names.map { "\"\($0)\"" }.joined(separator: ",") }
+        XCTAssertEqual(names.reduce(0) { $0 + $1.utf8.count }, 32_768)
+        XCTAssertEqual(try parse(#"{"id":"c","mark":"bar","x":{"kind":"category","categories":[\#(list(names))]}}"#)
+            .categories.count, 1_000)
+        let oneByteMore = list(names.dropLast() + [names[999] + "c"])
+        let over = #"{"id":"c","mark":"bar","x":{"kind":"category","categories":[\#(oneByteMore)]}}"#
+        XCTAssertThrowsError(try parse(over)) { error in
+            XCTAssertEqual((error as? ProtocolError)?.message, "x.categories: take 32769 bytes of UTF-8 together (at most 32768)")
+        }
+    }
+
     func testRetentionDurations() {
         for (text, seconds) in [("30s", 30), ("15m", 900), ("12h", 43_200), ("7d", 604_800), ("0", 0), ("3650d", 315_360_000)] {
             XCTAssertEqual(RetentionText.parse(.string(text)), seconds, text)

@@ -36,7 +36,8 @@ final class ServerMessageTests: XCTestCase {
         XCTAssertEqual(value["charts"]?[0]?["id"]?.string, "sales")
         XCTAssertEqual(value["limits"], try JSONReader.parse(#"""
         {"maxMessageBytes":65536,"maxNameLength":40,"maxNameBytes":160,"maxRefLength":64,"messagesPerSecond":240,
-         "messageBurst":480,"maxHovers":8,"maxRangeRows":500,"maxCoordinate":1000000}
+         "messageBurst":480,"maxHovers":8,"maxRangeRows":500,"maxCoordinate":1000000,
+         "maxSnapshotColumns":8192,"maxMessagePoints":131072}
         """#))
     }
 

@@ -40,7 +40,8 @@ final class AccessIntegrationTests: XCTestCase {
 
         let refusal = try rawHandshake(server.port, headers: ["Origin: https://evil.example"])
         XCTAssertEqual(refusal.status, 403)
-        XCTAssertEqual(errorCode(refusal), "forbidden_origin")
+        XCTAssertEqual(errorCode(refusal), "forbidden", "the contract's code for an origin not allowed")
+        XCTAssertTrue(refusal.bodyText.contains(#"origin \"https://evil.example\" may not"#), refusal.bodyText)
         XCTAssertNil(refusal.headers["upgrade"])
         XCTAssertEqual(try rawHandshake(server.port, headers: ["Origin: null"]).status, 403, "sandboxed and file: pages send null")
         XCTAssertEqual(try rawHandshake(server.port).status, 101, "no Origin: a program, allowed")

@@ -41,6 +41,29 @@ final class CoreHarness {
         }
     }
 
+    /// An API request's answer, once given (`start`).
+    final class Pending {
+        var response: APIResponse?
+    }
+
+    /// Starts an API request without waiting for its answer (`settle` runs what it waits for):
+    /// for requests that are in flight at the same time.
+    func start(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8] = [],
+               peer: String = "127.0.0.1") throws -> Pending {
+        let pending = Pending()
+        let request = APIRequest(method: method, path: path, query: nil, headers: headers, body: body, peerIP: peer)
+        guard core.handleAPI(request, reply: { pending.response = $0 }) else { throw TestFailure("\(path) is not an API path") }
+        return pending
+    }
+
+    /// Runs the work handed back to the service thread (history commits, parsed bodies) until
+    /// `done`, or throws after the timeout.
+    func settle(timeout: Double = 10, until done: () -> Bool) throws {
+        runHandedBack(until: done, timeout: timeout)
+        core.finishServicePass()
+        guard done() else { throw TestFailure("not settled within \(timeout) s") }
+    }
+
     /// Runs what workers handed back, until `done` or the timeout.
     private func runHandedBack(until done: () -> Bool, timeout: Double = 10) {
         let deadline = Date().addingTimeInterval(timeout)

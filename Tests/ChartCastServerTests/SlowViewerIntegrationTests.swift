@@ -11,16 +11,20 @@ import XCTest
 /// flow control) and keeps asking for multi-megabyte snapshots, so the kernel's buffers fill
 /// and libwebsockets holds the rest of a frame.
 final class SlowViewerIntegrationTests: XCTestCase {
-    /// A linear chart of `points` points: a snapshot of all of them is several megabytes.
+    /// A linear chart of 4 series of `points` points: its snapshot for the widest plot
+    /// (8,192 columns, 131,072 points) is a few megabytes, for a 1,000 px plot a few hundred KB.
     private func addBigChart(_ server: TestServer, points: Int = 120_000) throws {
-        let spec = ChartSpec(id: "big", title: "big", mark: .line, xKind: .linear, series: ["a"],
+        let names = ["a", "b", "c", "d"]
+        let spec = ChartSpec(id: "big", title: "big", mark: .line, xKind: .linear, series: names,
                              interactions: ChartSpec.defaultInteractions(for: .linear), window: points)
         XCTAssertEqual(try server.request("PUT", "/api/charts/big", headers: ["Content-Type: application/json"],
                                           body: spec.encoded()).status, 201)
         let xs = (0..<points).map(Double.init)
-        let ys = xs.map { Optional(((1_000 + sin($0 / 50) * 333.3333) * 10_000).rounded() / 10_000) }
+        let columns = names.enumerated().map { s, name in
+            (name: name, values: xs.map { Optional(((1_000 + sin(($0 + Double(7 * s)) / 50) * 333.3333) * 10_000).rounded() / 10_000) })
+        }
         let written = try server.request("POST", "/api/charts/big/points", headers: ["Content-Type: application/json"],
-                                         body: PointsBody.columns(x: xs, series: [(name: "a", values: ys)]))
+                                         body: PointsBody.columns(x: xs, series: columns))
         XCTAssertEqual(written.status, 200, written.bodyText)
     }
 
@@ -45,7 +49,7 @@ final class SlowViewerIntegrationTests: XCTestCase {
         var wide = true
         var closedAfter: Double?
         while Date().timeIntervalSince(began) < limit {
-            // Each width change owes the stalled viewer a fresh snapshot: every point when wide.
+            // Each width change owes the stalled viewer a fresh snapshot: megabytes when wide.
             let viewport = Viewport(x: 0, y: 0, width: wide ? 1_000_000 : 1_000, height: 300, rtl: false)
             stalled.send(.viewport(.init(chart: "big", viewport: viewport)))
             wide.toggle()
