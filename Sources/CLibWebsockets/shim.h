@@ -7,6 +7,7 @@
 #include <libwebsockets.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 
 /* LWS_PRE is a macro expression (_LWS_PAD(...)); Swift sees it as this constant. */
 static inline size_t cc_lws_pre(void) { return LWS_PRE; }
@@ -62,6 +63,13 @@ static inline int cc_write_flags(int first, int binary, int final) {
     if (!final)
         flags |= LWS_WRITE_NO_FIN;
     return flags;
+}
+
+/* Bytes in a socket's send queue not yet acknowledged by the peer, or -1: ioctl is variadic,
+ * which Swift cannot call, and TIOCOUTQ is a macro of <asm/ioctls.h> that Swift does not see. */
+static inline int cc_socket_unsent_bytes(int fd) {
+    int queued = 0;
+    return ioctl(fd, TIOCOUTQ, &queued) == 0 ? queued : -1;
 }
 
 /* lws_write with the protocol given as an int (Swift cannot OR C enums). */

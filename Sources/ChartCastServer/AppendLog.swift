@@ -6,7 +6,14 @@ import WebSockets
 /// has fallen off the back of the log is sent a fresh snapshot instead of a backlog.
 /// - Note: service thread only.
 struct AppendLog {
-    private var frames: [OutboundFrame?]
+    /// One logged append: its bytes, or what makes them until a viewer first needs them (a big
+    /// write that every viewer takes as a downsampled snapshot is never encoded).
+    private enum Entry {
+        case encoded(OutboundFrame)
+        case deferred(() -> OutboundFrame)
+    }
+
+    private var frames: [Entry?]
     /// Per frame: the most points it carries for any one series (a viewer whose plot cannot
     /// show that many is sent a downsampled snapshot instead).
     private var sizes: [Int]
@@ -30,7 +37,17 @@ struct AppendLog {
     /// domain `yDomain` (nil when it did not move), dropping the oldest when full.
     /// - Complexity: O(1).
     mutating func append(_ frame: OutboundFrame, pointsPerSeries: Int, yDomain: ClosedRange<Double>?) {
-        frames[nextNumber % frames.count] = frame
+        add(.encoded(frame), pointsPerSeries: pointsPerSeries, yDomain: yDomain)
+    }
+
+    /// Adds an append whose bytes `encode` makes the first time a viewer needs them (`frame`).
+    /// - Complexity: O(1).
+    mutating func append(deferred encode: @escaping () -> OutboundFrame, pointsPerSeries: Int, yDomain: ClosedRange<Double>?) {
+        add(.deferred(encode), pointsPerSeries: pointsPerSeries, yDomain: yDomain)
+    }
+
+    private mutating func add(_ entry: Entry, pointsPerSeries: Int, yDomain: ClosedRange<Double>?) {
+        frames[nextNumber % frames.count] = entry
         sizes[nextNumber % frames.count] = pointsPerSeries
         yDomains[nextNumber % frames.count] = yDomain
         nextNumber += 1
@@ -59,10 +76,24 @@ struct AppendLog {
         return yDomains[number % frames.count]
     }
 
-    /// The frame numbered `number`, or nil when it was dropped or does not exist yet.
+    /// Whether frame `number` is held (not dropped, and already logged).
     /// - Complexity: O(1).
-    func frame(_ number: Int) -> OutboundFrame? {
-        guard number >= oldestNumber, number < nextNumber else { return nil }
-        return frames[number % frames.count]
+    func holds(_ number: Int) -> Bool {
+        number >= oldestNumber && number < nextNumber && frames[number % frames.count] != nil
+    }
+
+    /// The frame numbered `number`, encoded now if it was deferred (once: every later caller gets
+    /// the same bytes), or nil when it was dropped or does not exist yet.
+    /// - Complexity: O(1), or the encoding of a deferred append the first time.
+    mutating func frame(_ number: Int) -> OutboundFrame? {
+        guard number >= oldestNumber, number < nextNumber, let entry = frames[number % frames.count] else { return nil }
+        switch entry {
+        case .encoded(let frame):
+            return frame
+        case .deferred(let encode):
+            let frame = encode()
+            frames[number % frames.count] = .encoded(frame)
+            return frame
+        }
     }
 }

@@ -309,31 +309,31 @@ final class ChartChannel {
     /// - Complexity: O(points · (series + log n)).
     @discardableResult
     func apply(_ batch: ValidatedBatch, now: UInt64) throws -> Bool {
-        var points: [SeriesPoint] = []
-        points.reserveCapacity(batch.accepted)
+        var rows: [Int32] = []
+        rows.reserveCapacity(batch.rowCount)
         var perSeries = [Int](repeating: 0, count: batch.series.count)
-        let categories = spec.categories, isCategory = spec.xKind == .category
         let applied = try batch.apply(to: store) { row in
-            let x = batch.x(row: row)
-            let xValue: XValue = isCategory ? .category(categories[Int(x)]) : .number(x)
-            for (series, y) in batch.cells(row: row) {
-                points.append(SeriesPoint(series: self.store.spec.series[series], x: xValue, y: y))
-                perSeries[series] += 1
-            }
+            rows.append(Int32(row))
+            for (series, _) in batch.cells(row: row) { perSeries[series] += 1 }
         }
         updateLiveEdge()
-        if points.count > store.count * max(1, store.spec.series.count) || points.count > ServerCore.limits.maxMessagePoints {
+        let pointCount = perSeries.reduce(0, +)
+        if pointCount > store.count * max(1, store.spec.series.count) || pointCount > ServerCore.limits.maxMessagePoints {
             snapshotForEveryone()
         } else {
-            logAppend(points, evictBefore: applied.evictedBefore, pointsPerSeries: perSeries.max() ?? 0)
+            logAppend(of: batch, rows: rows, perSeries: perSeries, evictBefore: applied.evictedBefore)
         }
         let change = StoreChange(insertedX: applied.xRange?.lowerBound, insertedUpTo: applied.xRange?.upperBound,
                                  evictedBefore: applied.evictedBefore, xDomainChanged: applied.xDomainChanged,
                                  yDomainChanged: applied.yDomainChanged)
-        let changed = isCategory ? engine.valuesDidChange(category: 0) : engine.dataDidChange(change)
+        let changed = spec.xKind == .category ? engine.valuesDidChange(category: 0) : engine.dataDidChange(change)
         if changed { selectionDidChange(ref: nil, now: now) }
         return changed
     }
+
+    /// The logged append numbered `number` (encoded now if it was deferred), nil when not held.
+    /// - Complexity: O(1), or its encoding the first time.
+    func appendFrame(_ number: Int) -> OutboundFrame? { appendLog.frame(number) }
 
     /// Bumps `seq` and logs one encoded `append`, with the domains when they moved — or, when it
     /// would be larger than `maxAppendBytes`, sends everyone a snapshot instead.
@@ -347,6 +347,47 @@ final class ChartChannel {
         sentX = x
         sentY = y
         appendLog.append(OutboundFrame(textBytes: bytes), pointsPerSeries: pointsPerSeries, yDomain: append.y)
+    }
+
+    /// Logs the `append` of a validated write's applied `rows`. Its bytes are made only when a
+    /// viewer first takes it: a write with more points per series than the viewers' plots have
+    /// room for reaches them as downsampled snapshots, and then nobody does. The size is bounded
+    /// from the points' counts and the series names (a number is at most 24 characters); only a
+    /// write that might pass `maxAppendBytes` is encoded at once, to decide exactly.
+    /// - Complexity: O(series) now; O(points) when (and if) encoded.
+    private func logAppend(of batch: ValidatedBatch, rows: [Int32], perSeries: [Int], evictBefore: Double?) {
+        let isCategory = spec.xKind == .category, categories = spec.categories, names = batch.series
+        let points = { () -> [SeriesPoint] in
+            var points: [SeriesPoint] = []
+            points.reserveCapacity(perSeries.reduce(0, +))
+            for row in rows {
+                let x = batch.x(row: Int(row))
+                let xValue: XValue = isCategory ? .category(categories[Int(x)]) : .number(x)
+                for (series, y) in batch.cells(row: Int(row)) { points.append(SeriesPoint(series: names[series], x: xValue, y: y)) }
+            }
+            return points
+        }
+        let pointsPerSeries = perSeries.max() ?? 0
+        var bound = 512   // the envelope, axes and domains
+        for (s, count) in perSeries.enumerated() where count > 0 {
+            var name = JSONWriter(capacity: names[s].utf8.count + 8)
+            name.string(names[s])
+            bound += count * (name.bytes.count + 72)   // {"series":…,"x":…,"y":…}, each number ≤ 24 bytes
+        }
+        guard !isCategory, bound <= ChartChannel.maxAppendBytes else {
+            return logAppend(points(), evictBefore: evictBefore, pointsPerSeries: pointsPerSeries)
+        }
+        seq += 1
+        let x = ChartChannel.xAxis(of: store), y = ChartChannel.yRange(of: store)
+        let envelope = ServerMessage.Append(chart: id, seq: seq, points: [], evictBefore: evictBefore,
+                                            x: x != sentX ? x : nil, y: y != sentY ? y : nil)
+        sentX = x
+        sentY = y
+        appendLog.append(deferred: {
+            var append = envelope
+            append.points = points()
+            return OutboundFrame(textBytes: ServerMessage.append(append).encode())
+        }, pointsPerSeries: pointsPerSeries, yDomain: envelope.y)
     }
 
     /// A change too large to send as an append (more points than the chart then holds, more

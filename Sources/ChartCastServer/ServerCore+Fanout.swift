@@ -136,11 +136,12 @@ extension ServerCore {
             cursor.needsSnapshot = true   // fell off the log: a fresh snapshot, never a backlog
             outran = true
         }
-        if !cursor.needsSnapshot, let frame = channel.appendLog.frame(cursor.nextAppend) {
+        if !cursor.needsSnapshot, channel.appendLog.holds(cursor.nextAppend) {
             // A write bringing more points per series than the plot has room for (4 per pixel
             // column of its snapshot) comes as a downsampled snapshot instead, covering it and
-            // what follows.
-            guard channel.appendLog.pointsPerSeries(cursor.nextAppend) > 4 * channel.snapshotColumns(for: cursor.columns) else {
+            // what follows (so an append that no viewer takes is never encoded).
+            if channel.appendLog.pointsPerSeries(cursor.nextAppend) <= 4 * channel.snapshotColumns(for: cursor.columns),
+               let frame = channel.appendFrame(cursor.nextAppend) {
                 if let y = channel.appendLog.yDomain(cursor.nextAppend) {
                     // As the page does: a zoomed picture's y domain only widens.
                     cursor.drawnY = cursor.drawnZoomed ? cursor.drawnY.map { ServerCore.widen($0, y) } ?? y : y

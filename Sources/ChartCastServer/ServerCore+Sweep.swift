@@ -43,19 +43,26 @@ extension ServerCore {
         if released { wakeAll() }
     }
 
-    /// Closes the viewers that stopped taking output: output pending and no writable callback
-    /// since the previous sweep, for `options.backlogGrace` while more than
+    /// Closes the viewers that stopped taking output: output pending, no writable callback since
+    /// the previous sweep and the kernel's send queue no shorter, for `options.backlogGrace` while more than
     /// `options.maxBacklogBytes` are unsent, or for `options.chokeTimeout` whatever the amount.
     ///
-    /// The unsent backlog of a viewer is what the server holds for it alone: the rest of its
-    /// last frame in libwebsockets' partial-write buffer (counted as the whole frame, an upper
-    /// bound), and its queued personal frames. Shared frames are not copied per viewer, and
-    /// nothing else is queued: a slow viewer is served the newest state when it reads again.
-    /// - Complexity: O(viewers), plus O(charts) per viewer that made no write since the last sweep.
+    /// The unsent backlog of a viewer is what is written for it alone and not taken: the rest
+    /// of its last frame in libwebsockets' partial-write buffer (counted as the whole frame, an
+    /// upper bound), what the kernel still holds in its socket's send queue, and its queued
+    /// personal frames. Shared frames are not copied per viewer, and nothing else is queued: a
+    /// slow viewer is served the newest state when it reads again.
+    /// - Complexity: O(viewers), plus O(charts) and one `ioctl` per viewer that made no write since the last sweep.
     func sweepSlowViewers(now: UInt64) {
         for session in roster where !session.closing {
-            let progressed = session.writeCallbacks != session.sweptWriteCallbacks
+            // Progress: a frame was taken since the previous sweep, or the kernel's queue shrank
+            // (libwebsockets drains a partial frame itself, with no writable callback meanwhile;
+            // the kernel is asked only when no frame was taken).
+            let wrote = session.writeCallbacks != session.sweptWriteCallbacks
+            let unsent = wrote ? 0 : session.connection.kernelUnsentBytes
+            let progressed = wrote || unsent < session.sweptKernelUnsent
             session.sweptWriteCallbacks = session.writeCallbacks
+            session.sweptKernelUnsent = unsent
             let partial = session.connection.hasPartialWrite
             guard !progressed, partial || session.hasPersonalFrames || hasSharedFrames(for: session) else {
                 session.stuckSince = nil
@@ -67,7 +74,7 @@ extension ServerCore {
                 continue
             }
             let stuck = Double(now &- since) / 1e9
-            let backlog = (partial ? session.lastFrameBytes : 0) + session.pendingPersonalBytes
+            let backlog = (partial ? session.lastFrameBytes : 0) + unsent + session.pendingPersonalBytes
             if backlog > options.maxBacklogBytes && stuck >= options.backlogGrace {
                 metrics.viewersClosedBacklog += 1
                 closeSlow(session, "\(backlog) bytes unsent for \(Int(stuck.rounded())) s (limit \(options.maxBacklogBytes))")

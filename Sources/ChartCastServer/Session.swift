@@ -108,6 +108,9 @@ final class Session: RosterMember {
     var lastFrameBytes = 0
     /// `writeCallbacks` at the previous sweep.
     var sweptWriteCallbacks = 0
+    /// The kernel's unsent bytes for the socket at the previous sweep (a smaller figure now means
+    /// the peer is taking output, even while no writable callback came).
+    var sweptKernelUnsent = 0
     /// Since when output has been pending without a write going through (monotonic ns), nil
     /// while output moves or nothing is pending. See `ServerCore.sweepSlowViewers`.
     var stuckSince: UInt64?

@@ -20,10 +20,14 @@ protocol ViewerConnection: AnyObject {
     /// Whether the connection holds the unsent rest of its last frame (the peer is not reading
     /// fast enough). `WebSocketConnection` asks libwebsockets; test connections have none.
     var hasPartialWrite: Bool { get }
+    /// Bytes the kernel holds unsent (unacknowledged) for the peer. `WebSocketConnection` asks
+    /// the kernel; test connections have none.
+    var kernelUnsentBytes: Int { get }
 }
 
 extension ViewerConnection {
     var hasPartialWrite: Bool { false }
+    var kernelUnsentBytes: Int { 0 }
 
     /// The peer's IP address: `remoteAddress` without its port (`127.0.0.1:53422` → `127.0.0.1`,
     /// `[::1]:53422` → `::1`).

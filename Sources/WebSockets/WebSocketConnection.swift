@@ -115,6 +115,17 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         return lws_partial_buffered(wsi) != 0
     }
 
+    /// Bytes the kernel still holds in this connection's send queue: written but not yet
+    /// acknowledged by the peer (`TIOCOUTQ`). With `hasPartialWrite`, what a viewer that stopped
+    /// reading leaves unsent. 0 when closed or when the kernel does not say.
+    /// - Complexity: one `ioctl`.
+    /// - Note: service thread only.
+    public var kernelUnsentBytes: Int {
+        server.loop.assertServiceThread()
+        guard let wsi = wsi else { return 0 }
+        return Int(max(0, cc_socket_unsent_bytes(Int32(lws_get_socket_fd(wsi)))))
+    }
+
     /// Whether the delegate may still be asked for a frame: always, until a close was queued
     /// and `maxFramesAfterClose` frames have gone out since.
     var mayTakeFrame: Bool {
