@@ -72,6 +72,17 @@ extension ValidatedBatch {
                 applied.rowsApplied += 1
                 note(rowXs[r], in: &applied)
             }
+        } else if let first = rowXs.first, store.appendsInOrder(from: first) {
+            // Every row after the chart's last (rows are in ascending x): one in-order append.
+            let evicted = store.appendInOrder(rowXs[...]) { r, slot in
+                for c in Int(rowStarts[r])..<Int(rowStarts[r + 1]) {
+                    store.setAppended(cellValues[c], series: Int(cellSeries[c]), slot: slot)
+                }
+                appliedRow(r)
+            }
+            applied.evictedBefore = evicted
+            applied.rowsApplied = rowCount
+            applied.xRange = first...rowXs[rowCount - 1]
         } else {
             let keep = spec.window.map { Swift.max(1, $0) }
             var values = [Double?](repeating: nil, count: series.count)

@@ -62,6 +62,21 @@ public struct ValidatedBatch: Sendable {
         }
     }
 
+    /// How many points each series gets from the rows `rows` (every row when nil), indexed
+    /// like `series`.
+    /// - Complexity: O(points of those rows).
+    public func pointsPerSeries(rows: [Int32]? = nil) -> [Int] {
+        var counts = [Int](repeating: 0, count: series.count)
+        if let rows {
+            for r in rows {
+                for c in Int(rowStarts[Int(r)])..<Int(rowStarts[Int(r) + 1]) { counts[Int(cellSeries[c])] += 1 }
+            }
+        } else {
+            for s in cellSeries { counts[Int(s)] += 1 }
+        }
+        return counts
+    }
+
     /// Every point as three columns: its index in `series`, its x and its value, row by row
     /// (ascending x) and in body order within a row (what a history store keeps). The first and last columns are the batch's own storage.
     /// - Complexity: O(points) to spell out each point's x.

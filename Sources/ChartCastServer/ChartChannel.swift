@@ -311,11 +311,8 @@ final class ChartChannel {
     func apply(_ batch: ValidatedBatch, now: UInt64) throws -> Bool {
         var rows: [Int32] = []
         rows.reserveCapacity(batch.rowCount)
-        var perSeries = [Int](repeating: 0, count: batch.series.count)
-        let applied = try batch.apply(to: store) { row in
-            rows.append(Int32(row))
-            for (series, _) in batch.cells(row: row) { perSeries[series] += 1 }
-        }
+        let applied = try batch.apply(to: store) { row in rows.append(Int32(row)) }
+        let perSeries = batch.pointsPerSeries(rows: applied.rowsSkipped == 0 ? nil : rows)
         updateLiveEdge()
         let pointCount = perSeries.reduce(0, +)
         if pointCount > store.count * max(1, store.spec.series.count) || pointCount > ServerCore.limits.maxMessagePoints {

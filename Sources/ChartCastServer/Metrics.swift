@@ -18,6 +18,8 @@ struct Metrics {
     var bytesOut = 0
     /// Selection states a viewer never saw because a newer one replaced them first.
     var statesCoalesced = 0
+    /// Viewers' writes of chart data held for a later service pass (`ServerCore.bulkBytesPerPass`).
+    var dataWritesDeferred = 0
     /// Snapshots sent again to viewers that fell off the append log.
     var snapshotsResent = 0
     var connectionsTotal = 0
@@ -66,6 +68,9 @@ struct Metrics {
         metric("chartcast_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", "\(bytesOut)")])
         metric("chartcast_states_coalesced_total", "counter",
                "Selection states replaced by a newer one before a viewer was sent them.", [("", "\(statesCoalesced)")])
+        metric("chartcast_data_writes_deferred_total", "counter",
+               "Writes of chart data to a viewer held for a later service pass (a pass writes at most 256 KiB of it).",
+               [("", "\(dataWritesDeferred)")])
         metric("chartcast_snapshots_resent_total", "counter",
                "Snapshots sent again to viewers that fell behind the append log.", [("", "\(snapshotsResent)")])
         metric("chartcast_personal_frames_dropped_total", "counter",

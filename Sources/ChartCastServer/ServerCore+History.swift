@@ -25,13 +25,14 @@ extension ServerCore {
     /// the store fails (or already holds `maxPendingPoints` waiting) `done` gets the error and
     /// `apply` never runs: nothing of the write reaches memory or viewers.
     ///
-    /// Writes reach the store in the order of these calls and come back in that order, so
-    /// memory applies them in the order the disk did.
+    /// Writes reach the store in the order of these calls and come back in that order, and
+    /// their applies take turns in that order too (`stageApply`: at the end of service passes, a
+    /// budget's worth per pass), so memory applies them in the order the disk did.
     /// - Note: service thread only; the service thread never waits on the disk.
     func afterCommit<T>(_ writes: [HistoryWrite], _ apply: @escaping () -> T,
                         done: @escaping (Result<T, StorageError>) -> Void) {
         assertOwningThread()
-        guard let history, !writes.isEmpty else { return done(.success(apply())) }
+        guard let history, !writes.isEmpty else { return stageApply { done(.success(apply())) } }
         let points = HistoryLink.points(in: writes)
         if let refusal = history.reserve(points) {
             metrics.historyWritesRefused += 1
@@ -43,7 +44,7 @@ extension ServerCore {
                 history.release(points)
                 switch result {
                 case .success:
-                    done(.success(apply()))
+                    self.stageApply { done(.success(apply())) }
                 case .failure(let error):
                     self.metrics.historyWritesFailed += 1
                     if history.shouldWarn(now: ServerCore.now()) { self.logger.warn("history: \(error)") }

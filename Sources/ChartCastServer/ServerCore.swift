@@ -85,6 +85,13 @@ final class ServerCore {
     private var departuresPending = false
     /// A selection changed this pass: wake everyone at its end (`finishServicePass`).
     private var wakePending = false
+    /// Bytes of chart data (snapshots, appends, chart definitions) handed out in the current
+    /// service pass; see `nextChartFrame`.
+    var dataBytesThisPass = 0
+    /// Chart data one service pass writes before the rest waits for the next pass.
+    static let bulkBytesPerPass = 256 << 10
+    /// Applies of writes waiting for their turn, in order (`stageApply`).
+    private var stagedApplies = FIFOQueue<() -> Void>()
     /// Viewers that left since the allocator last returned memory (`trimMemoryIfNeeded`).
     var departuresSinceTrim = 0
     /// When the allocator last returned memory (monotonic ns), 0 before.
@@ -259,6 +266,8 @@ final class ServerCore {
     /// - Complexity: O(1) when nobody left; else O(charts), plus O(viewers) for the one wake.
     func finishServicePass(now: UInt64 = ServerCore.now()) {
         assertOwningThread()
+        dataBytesThisPass = 0
+        if !stagedApplies.isEmpty { runStagedApplies(from: now) }
         guard departuresPending || wakePending else { return }
         var published = wakePending
         wakePending = false
@@ -272,6 +281,33 @@ final class ServerCore {
             }
         }
         if published { wakeAll() }
+    }
+
+    /// Seconds of staged applies one service pass runs at most (at least one apply per pass).
+    static let applyBudget = 0.001
+
+    /// Queues a write's apply (and its answer) for the end of the current service pass.
+    ///
+    /// Applying a big write takes milliseconds; several arriving together would hold the
+    /// service thread for all of them at once while pointer input waits unread. Staged, each
+    /// pass runs applies until `applyBudget` is spent (at least one), and another pass comes at
+    /// once for the rest, so the sockets are polled and input read between two big writes.
+    /// Applies keep their order.
+    /// - Complexity: O(1).
+    /// - Note: service thread only.
+    func stageApply(_ work: @escaping () -> Void) {
+        stagedApplies.append(work)
+    }
+
+    /// Runs staged applies for at most `applyBudget` (at least one), and asks for another pass
+    /// when some are left.
+    private func runStagedApplies(from start: UInt64) {
+        let budget = UInt64(ServerCore.applyBudget * 1e9)
+        while let work = stagedApplies.popFirst() {
+            work()
+            if ServerCore.now() &- start >= budget { break }
+        }
+        if !stagedApplies.isEmpty { runOnServiceThread {} }   // wake the loop: another pass, after a poll
     }
 
     /// The open viewer on `connection`, nil once it closed. Every entry point that concerns one

@@ -26,6 +26,29 @@ final class SeriesColumn {
         }
     }
 
+    /// Marks every block of slots `range` changed: refreshed now, or (in a batch) at its end.
+    /// For writes of whole runs of slots, which then store their values without bookkeeping.
+    /// - Complexity: O(blocks in the range), plus their tree paths outside a batch.
+    func touch(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let first = range.lowerBound >> BlockSegmentTree.blockShift, last = (range.upperBound - 1) >> BlockSegmentTree.blockShift
+        if dirtyBlocks == nil {
+            tree.update(blocks: Array(first...last), in: slots)
+        } else {
+            for block in first...last where dirtyBlocks!.last != block { dirtyBlocks!.append(block) }
+        }
+    }
+
+    /// Empties slots `range` (every value missing) and marks their blocks changed.
+    /// - Complexity: O(range + its blocks).
+    func clear(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        slots.withUnsafeMutableBufferPointer { buffer in
+            for i in range { buffer[i] = .nan }
+        }
+        touch(range)
+    }
+
     /// Starts deferring tree updates.
     func deferUpdates() {
         if dirtyBlocks == nil { dirtyBlocks = [] }
@@ -250,20 +273,25 @@ public final class ChartStore {
     }
 
     /// Removes the first `k` rows.
-    private func evictFront(_ k: Int) {
-        for _ in 0..<k {
-            let p = ring.slot(0)
-            ring.xs[p] = .nan
-            for column in columns where !column.slots[p].isNaN { column.set(.nan, at: p) }
-            ring.start = (ring.start + 1) & ring.mask
-            ring.count -= 1
+    func evictFront(_ k: Int) {
+        guard k > 0 else { return }
+        // The k oldest slots: from `start`, wrapping once at the end of the ring.
+        let start = ring.start, head = Swift.min(k, ring.capacity - start)
+        let runs = [start..<(start + head), 0..<(k - head)]
+        for run in runs where !run.isEmpty {
+            ring.xs.withUnsafeMutableBufferPointer { xs in
+                for i in run { xs[i] = .nan }
+            }
+            for column in columns { column.clear(run) }
         }
+        ring.start = (start + k) & ring.mask
+        ring.count -= k
     }
 
     /// Copies the rows, in order, into fresh buffers of `capacity` slots starting at slot 0.
     ///
     /// - Complexity: O(capacity).
-    private func relayout(capacity: Int) {
+    func relayout(capacity: Int) {
         let rowsX = ring.ordered()
         let rowsY = columns.map { column in (0..<count).map { column.slots[slot($0)] } }
         load(xs: rowsX, ys: rowsY, capacity: capacity)
@@ -287,7 +315,7 @@ public final class ChartStore {
     /// Refreshes `cachedYDomain` when the data's y extent moved.
     ///
     /// - Complexity: O(number of series), plus the nice computation when the extent changed.
-    private func updateYDomain() {
+    func updateYDomain() {
         guard !batching else { return }
         var all = Aggregate.empty
         for column in columns { all = all.merging(column.tree.total) }

@@ -73,8 +73,12 @@ final class BigCharts {
     /// The frames the core has for `connection`, undecoded (to compare identities).
     func pullFrames(_ connection: CoreHarness.Connection) -> [OutboundFrame] {
         var frames: [OutboundFrame] = []
-        while let frame = harness.core.nextFrame(for: connection).frame { frames.append(frame) }
-        return frames
+        while true {
+            let next = harness.core.nextFrame(for: connection)
+            if next.isLater { harness.core.finishServicePass(); continue }   // the next pass goes on
+            guard let frame = next.frame else { return frames }
+            frames.append(frame)
+        }
     }
 
     func snapshots(_ messages: [ServerMessage], chart: String) -> [ServerMessage.Snapshot] {

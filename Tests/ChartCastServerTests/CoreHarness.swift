@@ -74,7 +74,15 @@ final class CoreHarness {
             lock.unlock()
             if batch.isEmpty { Thread.sleep(forTimeInterval: 0.001) }
             for work in batch { work() }
+            core.finishServicePass()   // as the service thread does after each pass: staged applies run
         }
+    }
+
+    /// How much work waits to be handed back to the service thread (a wake-up request counts).
+    var handedBackCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return handedBack.count
     }
 
     /// Runs the work handed back to the service thread so far (ingest results, history answers).
@@ -85,6 +93,15 @@ final class CoreHarness {
         lock.unlock()
         for work in batch { work() }
         core.finishServicePass()
+    }
+
+    /// Runs the work handed back so far but does not end the pass (staged applies wait).
+    func runHandedBackWithoutEndingThePass() {
+        lock.lock()
+        let batch = handedBack
+        handedBack.removeAll()
+        lock.unlock()
+        for work in batch { work() }
     }
 
     /// The API's answer to `request` (waiting for the worker when there is a body to parse).
@@ -125,6 +142,12 @@ final class CoreHarness {
         var promised: Bool?
         while true {
             let next = core.nextFrame(for: connection)
+            if next.isLater {
+                // The pass wrote its share of chart data: the next pass (the socket re-armed) goes on.
+                if promised == false { XCTFail("held for later although nothing was pending", file: file, line: line) }
+                core.finishServicePass()
+                continue
+            }
             if let promised, promised != (next.frame != nil) {
                 XCTFail("morePending was \(promised) but the next pull \(next.frame == nil ? "was empty" : "had a frame")",
                         file: file, line: line)

@@ -46,6 +46,12 @@ final class FanoutTests: XCTestCase {
         var promised: Bool?
         while true {
             let next = core.nextFrame(for: connection)
+            if next.isLater {
+                // The pass wrote its share of chart data: the next pass (the socket re-armed) goes on.
+                XCTAssertEqual(promised ?? true, true, "held for later although nothing was pending")
+                core.finishServicePass()
+                continue
+            }
             if let promised {
                 XCTAssertEqual(promised, next.frame != nil,
                                "morePending was \(promised) but the next pull \(next.frame == nil ? "was empty" : "had a frame") after \(messages.count) frames")

@@ -174,6 +174,48 @@ final class ChartStoreTests: XCTestCase {
         }
     }
 
+    /// Runs of rows appended in order (`appendInOrder`: room made first, the window trimmed once)
+    /// leave exactly the state of the same rows upserted one by one: rows, values, totals, the
+    /// domains and the first x kept — with runs shorter and longer than the window, buffer growth
+    /// and missing values.
+    func testAnInOrderAppendEndsInTheSameStateAsOneRowAtATime() {
+        for (seed, window) in [(UInt64(21), 64), (22, 1_000), (23, 7), (24, 1)] {
+            var rng = SplitMix64(seed: seed)
+            let one = ChartStore(spec: spec(window: window)), appended = ChartStore(spec: spec(window: window))
+            var x = 0.0
+            for round in 0..<30 {
+                var xs: [Double] = [], values: [[Double?]] = []
+                for _ in 0..<Int(rng.next(upperBound: round % 7 == 0 ? 2_500 : 150)) {
+                    x += Double(rng.next(upperBound: 3) + 1)
+                    xs.append(x)
+                    values.append([Double(rng.next(upperBound: 1000)) - 500, rng.next(upperBound: 4) == 0 ? nil : Double(round)])
+                }
+                var evictedOne: Double?
+                for (i, rowX) in xs.enumerated() {
+                    if let e = one.upsert(x: rowX, values: values[i]).evictedBefore { evictedOne = e }
+                }
+                XCTAssertTrue(xs.first.map(appended.appendsInOrder(from:)) ?? true)
+                let evicted = appended.batch {
+                    appended.appendInOrder(xs[...]) { k, slot in
+                        for (s, v) in values[k].enumerated() { if let v { appended.setAppended(v, series: s, slot: slot) } }
+                    }
+                }
+                XCTAssertEqual(evicted, evictedOne, "seed \(seed) round \(round): the first x kept")
+                XCTAssertEqual(appended.count, one.count)
+                XCTAssertTrue(appended.xDomain == one.xDomain && appended.yDomain == one.yDomain, "domains, round \(round)")
+                for row in 0..<one.count {
+                    XCTAssertEqual(appended.xNumber(at: row), one.xNumber(at: row))
+                    for series in 0..<2 { XCTAssertEqual(appended.y(series: series, at: row), one.y(series: series, at: row)) }
+                }
+                for series in 0..<2 {
+                    XCTAssertEqual(appended.totals(series: series, in: 0..<appended.count), one.totals(series: series, in: 0..<one.count))
+                }
+            }
+            XCTAssertFalse(appended.appendsInOrder(from: x), "not after the last row")
+            XCTAssertFalse(appended.appendsInOrder(from: .nan))
+        }
+    }
+
     /// The one y-domain policy (server messages, `ChartProxy` and the page all use it).
     func testYDomainPolicy() {
         func domain(_ mark: Mark, _ values: [Double], fixed: ClosedRange<Double>? = nil) -> (Double, Double) {
