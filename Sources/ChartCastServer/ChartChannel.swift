@@ -54,6 +54,13 @@ final class ChartChannel {
     /// Snapshots in the cache now.
     var cachedSnapshots: Int { snapshotCache.count }
     private var snapshotCacheSeq = -1
+    /// The live-window snapshot keys most recently built, newest first (at most 4): what the
+    /// viewers' plots ask for, built ahead after a write that outgrew them (`prebuildSnapshots`).
+    private(set) var recentSnapshotKeys: [SnapshotKey] = []
+    /// Whether the last write brought more points per series than the plots of
+    /// `recentSnapshotKeys` take as an append (or went to everyone as a snapshot): those viewers
+    /// are sent snapshots for it.
+    private(set) var writeOutgrewRecentPlots = false
     private var snapshotCacheClock = 0
     /// Snapshots encoded for viewers so far (each cache miss, and each snapshot merged with history).
     private(set) var snapshotsEncoded = 0
@@ -208,7 +215,19 @@ final class ChartChannel {
         }
         snapshotCache.append((key, frame, snapshotCacheClock))
         snapshotCacheBytes += frame.count
+        if key.view == nil {
+            recentSnapshotKeys.removeAll { $0 == key }
+            recentSnapshotKeys.insert(key, at: 0)
+            if recentSnapshotKeys.count > 4 { recentSnapshotKeys.removeLast() }
+        }
         return frame
+    }
+
+    /// Builds (and caches, for the current `seq`) the downsampled snapshots of `recentSnapshotKeys`.
+    /// - Complexity: O(rows · series) per key not built yet.
+    func prebuildSnapshots() {
+        guard !isRemoved else { return }
+        for key in recentSnapshotKeys where key.columns > 0 { _ = snapshotFrame(key) }
     }
 
     /// The snapshot a plot of the default width (1,000 px) is sent for the live window.
@@ -317,8 +336,11 @@ final class ChartChannel {
         let pointCount = perSeries.reduce(0, +)
         if pointCount > store.count * max(1, store.spec.series.count) || pointCount > ServerCore.limits.maxMessagePoints {
             snapshotForEveryone()
+            writeOutgrewRecentPlots = recentSnapshotKeys.contains { $0.columns > 0 }
         } else {
             logAppend(of: batch, rows: rows, perSeries: perSeries, evictBefore: applied.evictedBefore)
+            let pointsPerSeries = perSeries.max() ?? 0
+            writeOutgrewRecentPlots = recentSnapshotKeys.contains { $0.columns > 0 && pointsPerSeries > 4 * $0.columns }
         }
         let change = StoreChange(insertedX: applied.xRange?.lowerBound, insertedUpTo: applied.xRange?.upperBound,
                                  evictedBefore: applied.evictedBefore, xDomainChanged: applied.xDomainChanged,

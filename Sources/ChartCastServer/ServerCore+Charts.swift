@@ -127,8 +127,18 @@ extension ServerCore {
     func apply(_ batch: ValidatedBatch, to channel: ChartChannel, now: UInt64 = ServerCore.now()) throws -> Int {
         assertOwningThread()
         try channel.apply(batch, now: now)
-        wakeAtEndOfPass()
         metrics.pointsWritten += batch.accepted
+        if channel.writeOutgrewRecentPlots {
+            // Its viewers will want snapshots: build them in a pass of their own, then wake
+            // everyone (rather than building the first in some viewer's write, in a pass that is
+            // already writing), so pointer input is read between the apply and the build.
+            stageApply(alone: true) { [weak self, weak channel] in
+                channel?.prebuildSnapshots()
+                self?.wakeAll()
+            }
+        } else {
+            wakeAtEndOfPass()
+        }
         return channel.seq
     }
 }

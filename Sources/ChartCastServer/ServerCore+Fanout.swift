@@ -40,7 +40,8 @@ extension ServerCore {
     /// The charts' turn: a chart whose only news for the viewer is its newest selection goes
     /// first (a selection is small and is what people interact with; it never waits behind
     /// another chart's snapshot or append), then round-robin from `session.nextChart` — unless
-    /// this service pass already wrote `bulkBytesPerPass` of chart data (to anyone): then the
+    /// this service pass already wrote `bulkBytesPerPass` of chart data (to anyone), or spent
+    /// `bulkNanosecondsPerPass` since its first (snapshots are built then too): then the
     /// viewer is asked again in the next pass, after the sockets were polled, so that input is
     /// read and selections go out between the pieces of a big fan-out (a write's snapshots to
     /// every viewer, a tick's appends) instead of after all of it.
@@ -50,7 +51,8 @@ extension ServerCore {
             guard let frame = nextFrame(of: channel, for: session) else { continue }
             return NextFrame(sent(frame), morePending: hasChartFrames(for: session))
         }
-        if dataBytesThisPass >= ServerCore.bulkBytesPerPass {
+        if dataBytesThisPass >= ServerCore.bulkBytesPerPass
+            || (dataBytesThisPass > 0 && ServerCore.now() &- firstDataFrameAt >= ServerCore.bulkNanosecondsPerPass) {
             guard hasChartFrames(for: session) else { return .nothing }
             metrics.dataWritesDeferred += 1
             return .later
@@ -71,6 +73,7 @@ extension ServerCore {
                 index = index + 1 == count ? 0 : index + 1
                 remaining -= 1
             }
+            if dataBytesThisPass == 0 { firstDataFrameAt = ServerCore.now() }
             dataBytesThisPass += frame.count
             return NextFrame(sent(frame), morePending: more)
         }

@@ -88,10 +88,15 @@ final class ServerCore {
     /// Bytes of chart data (snapshots, appends, chart definitions) handed out in the current
     /// service pass; see `nextChartFrame`.
     var dataBytesThisPass = 0
-    /// Chart data one service pass writes before the rest waits for the next pass.
+    /// Chart data one service pass writes before the rest waits for the next pass: bytes, and
+    /// time from the first such frame of the pass.
     static let bulkBytesPerPass = 256 << 10
-    /// Applies of writes waiting for their turn, in order (`stageApply`).
-    private var stagedApplies = FIFOQueue<() -> Void>()
+    static let bulkNanosecondsPerPass: UInt64 = 1_000_000
+    /// When the current pass handed out its first frame of chart data (monotonic ns).
+    var firstDataFrameAt: UInt64 = 0
+    /// Applies of writes waiting for their turn, in order (`stageApply`); `alone`: a job that
+    /// runs in a pass of its own.
+    private var stagedApplies = FIFOQueue<(alone: Bool, work: () -> Void)>()
     /// Viewers that left since the allocator last returned memory (`trimMemoryIfNeeded`).
     var departuresSinceTrim = 0
     /// When the allocator last returned memory (monotonic ns), 0 before.
@@ -284,7 +289,7 @@ final class ServerCore {
     }
 
     /// Seconds of staged applies one service pass runs at most (at least one apply per pass).
-    static let applyBudget = 0.001
+    static let applyBudget = 0.0005
 
     /// Queues a write's apply (and its answer) for the end of the current service pass.
     ///
@@ -295,17 +300,23 @@ final class ServerCore {
     /// Applies keep their order.
     /// - Complexity: O(1).
     /// - Note: service thread only.
-    func stageApply(_ work: @escaping () -> Void) {
-        stagedApplies.append(work)
+    /// With `alone`, the job gets a pass to itself (work of a millisecond or more, such as
+    /// building a big chart's snapshots, that should not add to a pass already spent on others).
+    func stageApply(alone: Bool = false, _ work: @escaping () -> Void) {
+        stagedApplies.append((alone, work))
     }
 
-    /// Runs staged applies for at most `applyBudget` (at least one), and asks for another pass
-    /// when some are left.
+    /// Runs staged applies for at most `applyBudget` (at least one; an `alone` job only first,
+    /// and then no other), and asks for another pass when some are left.
     private func runStagedApplies(from start: UInt64) {
         let budget = UInt64(ServerCore.applyBudget * 1e9)
-        while let work = stagedApplies.popFirst() {
-            work()
-            if ServerCore.now() &- start >= budget { break }
+        var ran = 0
+        while let next = stagedApplies.first {
+            if next.alone && ran > 0 { break }
+            _ = stagedApplies.popFirst()
+            next.work()
+            ran += 1
+            if next.alone || ServerCore.now() &- start >= budget { break }
         }
         if !stagedApplies.isEmpty { runOnServiceThread {} }   // wake the loop: another pass, after a poll
     }
