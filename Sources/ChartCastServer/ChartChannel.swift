@@ -54,8 +54,9 @@ final class ChartChannel {
     /// Snapshots in the cache now.
     var cachedSnapshots: Int { snapshotCache.count }
     private var snapshotCacheSeq = -1
-    /// The live-window snapshot keys most recently built, newest first (at most 4): what the
-    /// viewers' plots ask for, built ahead after a write that outgrew them (`prebuildSnapshots`).
+    /// The live-window snapshot keys viewers asked for under the previous `seq` (and since), at
+    /// most 4, the most recently used first: what their plots ask for, built ahead after a
+    /// write that outgrew them (`prebuildSnapshots`).
     private(set) var recentSnapshotKeys: [SnapshotKey] = []
     /// Whether the last write brought more points per series than the plots of
     /// `recentSnapshotKeys` take as an append (or went to everyone as a snapshot): those viewers
@@ -196,6 +197,9 @@ final class ChartChannel {
     /// - Complexity: O(points in the domain · series) when not cached, else O(cached keys).
     func snapshotFrame(_ key: SnapshotKey) -> OutboundFrame {
         if snapshotCacheSeq != seq {
+            // The plots asked for under the previous seq are the ones to build ahead next time;
+            // a width nobody asked for since is forgotten.
+            recentSnapshotKeys = snapshotCache.sorted { $0.used > $1.used }.map(\.key).filter { $0.view == nil }.prefix(4).map { $0 }
             snapshotCache.removeAll(keepingCapacity: true)
             snapshotCacheBytes = 0
             snapshotCacheSeq = seq
@@ -215,8 +219,7 @@ final class ChartChannel {
         }
         snapshotCache.append((key, frame, snapshotCacheClock))
         snapshotCacheBytes += frame.count
-        if key.view == nil {
-            recentSnapshotKeys.removeAll { $0 == key }
+        if key.view == nil, !recentSnapshotKeys.contains(key) {
             recentSnapshotKeys.insert(key, at: 0)
             if recentSnapshotKeys.count > 4 { recentSnapshotKeys.removeLast() }
         }
