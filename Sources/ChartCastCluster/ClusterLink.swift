@@ -45,6 +45,7 @@ public final class ClusterLink: @unchecked Sendable {
     /// dead socket to a Redis that has since restarted, so the writer opens a new one.
     private var downs = 0
     private var feedLeaseHeld = false
+    private var writerHeld = false
     private var deliver: (([StreamRecord]) -> Void)?
     private var streamReset: (() -> Void)?
     /// What this dashboard started from (`join`), claimed again after Redis lost everything.
@@ -180,13 +181,36 @@ public final class ClusterLink: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// While true the writer appends nothing (entries wait in the queue, in order): a test's
+    /// way to have another instance's entry reach the stream first. Never set by the server.
+    var appendsHeld: Bool {
+        get {
+            condition.lock()
+            defer { condition.unlock() }
+            return writerHeld
+        }
+        set {
+            condition.lock()
+            writerHeld = newValue
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Entries queued for the writer and not yet appended.
+    var queuedAppends: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
     private func writerLoop() {
         let connection = RedisConnection(endpoint: endpoint, timeout: 2)
         let xadd = Array("XADD".utf8), key = Array(keys.log.utf8), star = Array("*".utf8)
         var connectedAt = 0
         while true {
             condition.lock()
-            while queue.isEmpty && !stopping { condition.wait() }
+            while (queue.isEmpty || writerHeld) && !stopping { condition.wait() }
             if queue.isEmpty {   // stopping, and everything queued before `stop` is out
                 condition.unlock()
                 return

@@ -23,6 +23,8 @@ final class ClusterState {
     var feedStepPending = false
     /// Whether the link to Redis works, as last reported by its threads.
     var isUp = true
+    /// The id of the last stream entry applied ("0-0" before the first).
+    var lastApplied = "0-0"
 
     init(link: ClusterLink) {
         self.link = link
