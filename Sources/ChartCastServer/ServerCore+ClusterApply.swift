@@ -29,11 +29,12 @@ extension ServerCore {
             metrics.clusterEntriesApplied += 1
             let waiter = envelope.origin == cluster.instance ? cluster.waiting.removeValue(forKey: envelope.ticket) : nil
             if writes.isEmpty {
-                waiter?(.applied(outcome))
+                waiter?.run(.applied(outcome))
             } else {
-                storeApplied(writes) { _ in waiter?(.applied(outcome)) }
+                storeApplied(writes) { _ in waiter?.run(.applied(outcome)) }
             }
         }
+        if !records.isEmpty { cluster.link.noteApplied(cluster.lastApplied) }
     }
 
     /// Applies one entry; returns what it did for the caller waiting for it, and what it changed

@@ -19,6 +19,16 @@ extension ServerCore {
                      message: "the dashboard's Redis cannot take the write now (\(why)); nothing was applied")
     }
 
+    /// The answer to a write whose entry reached the stream but never came back here: the
+    /// instance caught up from a snapshot that holds everything up to it, or claimed the
+    /// dashboard after Redis lost entries (`ClusterResult.orphaned`). Whether it was applied is
+    /// not known; a retry (with the same `Idempotency-Key`) is safe for points, which upsert.
+    func orphanedError() -> StorageError {
+        StorageError(kind: .unavailable, path: cluster.map { "\($0.link.endpoint)" } ?? "redis",
+                     message: "this instance caught up with the dashboard from a snapshot before the write came back to it; "
+                        + "it may or may not have been applied: check, or repeat it")
+    }
+
     /// Why a write cannot be taken now, before it reaches the stream: Redis is unreachable, or
     /// this instance's history store is behind (it would have to store `points` more); nil
     /// when it can be taken. Nothing is applied anywhere when it is refused.
@@ -40,9 +50,10 @@ extension ServerCore {
         }
         let stored = HistoryLink.keeps(channel.spec) ? validated.accepted : 0
         if let refusal = clusterAdmission(points: stored) { return done(.unavailable(refusal)) }
-        submit(.points([ServerCore.entryPoints(validated, of: channel.spec)])) { outcome in
+        submit(.points([ServerCore.entryPoints(validated, of: channel.spec)]), tracked: true) { outcome in
             switch outcome {
             case .failed(let error): done(.unavailable(self.unavailableError("\(error)")))
+            case .orphaned: done(.unavailable(self.orphanedError()))
             case .applied(.write(let written)): done(written)
             case .applied: done(.unknownChart(id))
             }
@@ -73,9 +84,10 @@ extension ServerCore {
             if HistoryLink.keeps(spec) { stored += chart.batch.accepted }
         }
         if let refusal = clusterAdmission(points: stored) { return reply(.unavailable(refusal)) }
-        submit(.points(parts)) { outcome in
+        submit(.points(parts), tracked: true) { outcome in
             switch outcome {
             case .failed(let error): reply(.unavailable(self.unavailableError("\(error)")))
+            case .orphaned: reply(.unavailable(self.orphanedError()))
             case .applied(.write(.applied)): reply(.noContent)
             case .applied(.write(.rejected(let error))): reply(.error(error))
             case .applied(.write(.unknownChart(let id))): reply(.unknownChart(id))
@@ -109,9 +121,10 @@ extension ServerCore {
     func clusterDefine(_ spec: ChartSpec, done: @escaping (Result<Definition, StorageError>) -> Void) {
         assertOwningThread()
         if let refusal = clusterAdmission(points: 0) { return done(.failure(refusal)) }
-        submit(.define(spec)) { outcome in
+        submit(.define(spec), tracked: true) { outcome in
             switch outcome {
             case .failed(let error): done(.failure(self.unavailableError("\(error)")))
+            case .orphaned: done(.failure(self.orphanedError()))
             case .applied(.definition(let definition)): done(.success(definition))
             case .applied: done(.success(.created))
             }
@@ -125,9 +138,10 @@ extension ServerCore {
         assertOwningThread()
         guard channelsByID[id] != nil else { return done(.success(false)) }
         if let refusal = clusterAdmission(points: 0) { return done(.failure(refusal)) }
-        submit(.remove(chart: id)) { outcome in
+        submit(.remove(chart: id), tracked: true) { outcome in
             switch outcome {
             case .failed(let error): done(.failure(self.unavailableError("\(error)")))
+            case .orphaned: done(.failure(self.orphanedError()))
             case .applied(.removed(let removed)): done(.success(removed))
             case .applied: done(.success(false))
             }

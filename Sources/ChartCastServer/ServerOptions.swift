@@ -67,6 +67,10 @@ public struct ServerOptions: Equatable, Sendable {
     /// The Redis server that joins this instance with others into one dashboard
     /// (`docs/scale-out.md`); nil serves alone.
     public var redis: RedisEndpoint? = nil
+    /// With `redis`: seconds between two snapshots of the dashboard stored in Redis by the
+    /// instance holding the snapshot lease, after which the stream is trimmed
+    /// (`--snapshot-interval`).
+    public var snapshotInterval: Double = 10
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -163,6 +167,10 @@ extension ServerOptions {
       --redis URL          share the dashboard with the      CHARTCAST_REDIS      (default: none, serve alone)
                            other instances using this Redis,
                            redis://HOST[:PORT][/DB]
+      --snapshot-interval S  with --redis: seconds between   CHARTCAST_SNAPSHOT_INTERVAL (default 10)
+                           snapshots of the dashboard kept
+                           in Redis (the stream is trimmed
+                           behind each)
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -259,6 +267,11 @@ extension ServerOptions {
             case "tls-key":
                 guard !value.isEmpty else { throw OptionsError(description: "--tls-key needs a PEM private key file") }
                 options.tlsPrivateKey = value
+            case "snapshot-interval":
+                guard let seconds = Double(value), seconds.isFinite, seconds >= 0.1, seconds <= 86_400 else {
+                    throw OptionsError(description: "--snapshot-interval must be a number of seconds from 0.1 to 86400, got \"\(value)\"")
+                }
+                options.snapshotInterval = seconds
             case "drag-lease", "choke-timeout":
                 guard let seconds = Double(value), seconds.isFinite, seconds >= 0.1, seconds <= 86_400 else {
                     throw OptionsError(description: "--\(name) must be a number of seconds from 0.1 to 86400, got \"\(value)\"")
@@ -294,7 +307,7 @@ extension ServerOptions {
                      "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout",
                      "tls-cert", "tls-key",
                      "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address",
-                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim", "redis"]
+                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim", "redis", "snapshot-interval"]
         let switches: Set<String> = ["deflate", "no-auto-create", "no-memory-trim"]
         for name in names where name != "allow-origin" {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
