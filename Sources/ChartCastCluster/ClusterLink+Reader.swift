@@ -20,6 +20,7 @@ extension ClusterLink {
         var backoff = Backoff()
         var mustCatchUp = false
         let stall = Double(ClusterLink.readBlockMilliseconds) / 1000 + ClusterLink.heartbeatTTL
+        var lastRound = Date()
         while !isStopping {
             waitWhileReadsHeld()
             do {
@@ -27,13 +28,15 @@ extension ClusterLink {
                     try catchUp(on: connection)
                     mustCatchUp = false
                 }
-                let began = Date()
                 let reply = try ClusterLink.retryingStale(connection) {
                     try connection.command(["XREAD", "COUNT", "1000", "BLOCK", String(ClusterLink.readBlockMilliseconds),
                                             "STREAMS", keys.log, lastID]).checked()
                 }
                 backoff.reset()
-                if Date().timeIntervalSince(began) > stall { mustCatchUp = true }
+                // A round that took longer than a heartbeat lives: the process stalled (frozen),
+                // and may have been found gone and trimmed past. What was read is still in order.
+                if Date().timeIntervalSince(lastRound) > stall { mustCatchUp = true }
+                lastRound = Date()
                 setLink(up: true)
                 let records = try StreamRecord.readReply(reply)
                 var changes: [StreamRecord] = []
@@ -50,6 +53,7 @@ extension ClusterLink {
                 setLink(up: false)
                 mustCatchUp = true
                 backoff.sleep(while: { !self.isStopping })
+                lastRound = Date()
             }
         }
     }
