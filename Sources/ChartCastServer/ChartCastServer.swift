@@ -60,6 +60,7 @@ public final class ChartCastServer {
         configuration.maxRequestBodyBytes = ServerCore.maxBodyBytes
         configuration.customRequestHeaders = ["Idempotency-Key"]
         configuration.permessageDeflate = options.deflate
+        configuration.reusePort = options.reusePort
         configuration.limits.maxWebSockets = options.maxViewers
         configuration.limits.maxConnectionsPerAddress = options.maxPerAddress
         configuration.limits.pingInterval = options.pingInterval
