@@ -50,6 +50,7 @@ public struct ClusterHandlers {
 /// - The **presence** thread renews this instance's heartbeat every `heartbeatInterval`,
 ///   finds instances gone, holds or takes the demo feed's and the snapshot's leases, and stores
 ///   the snapshots the server offers (`ClusterLink+Presence.swift`).
+/// - The **keys** thread claims `Idempotency-Key`s and keeps their answers (`ClusterLink+Keys.swift`).
 ///
 /// Each thread has its own `RedisConnection`. When Redis cannot be reached, the writer fails
 /// what it was given at once (`RedisError`), the reader and the presence thread retry with
@@ -94,6 +95,8 @@ public final class ClusterLink: @unchecked Sendable {
     var lastID = "0-0"
     /// The last entry the server applied (`noteApplied`), reported with each heartbeat.
     var appliedID = "0-0"
+    /// Idempotency keys to claim or finish, for the keys thread (`ClusterLink+Keys.swift`).
+    var keyRequests: [KeyRequest] = []
     /// A snapshot the server offered, for the presence thread to store.
     var pendingSnapshot: (snapshot: ClusterSnapshot, at: String, done: (Bool) -> Void)?
 
@@ -107,11 +110,12 @@ public final class ClusterLink: @unchecked Sendable {
     public func start(_ handlers: ClusterHandlers) {
         condition.lock()
         self.handlers = handlers
-        running = 3
+        running = 4
         condition.unlock()
         startThread("chartcast.redis.writer") { $0.writerLoop() }
         startThread("chartcast.redis.reader") { $0.readerLoop() }
         startThread("chartcast.redis.presence") { $0.presenceLoop() }
+        startThread("chartcast.redis.keys") { $0.keysLoop() }
     }
 
     /// Starts the threads: `deliver` gets the entries after the backlog, in stream order;

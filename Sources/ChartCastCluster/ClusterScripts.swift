@@ -107,6 +107,23 @@ enum ClusterScripts {
     return gone
     """
 
+    /// Claims the idempotency key KEYS[1] for ARGV[1] for ARGV[2] ms: `{1}` claimed, `{0, value}`
+    /// held (in flight or answered), `{2}` gone between the two looks (try again).
+    static let claimKey = """
+    if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
+    local value = redis.call('GET', KEYS[1])
+    if not value then return {2} end
+    return {0, value}
+    """
+
+    /// Releases the idempotency key KEYS[1] while a claim of the instance prefixed ARGV[1]
+    /// holds it (its request was answered 5xx).
+    static let releaseKey = """
+    local value = redis.call('GET', KEYS[1])
+    if value and string.sub(value, 1, #ARGV[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+    return 0
+    """
+
     /// Takes the lease KEYS[1] for ARGV[1] when free, renews it when held (ARGV[2] ms); 1 when
     /// held afterwards.
     static let lease = """
