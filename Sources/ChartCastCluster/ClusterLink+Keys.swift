@@ -59,6 +59,7 @@ extension ClusterLink {
 
     func keysLoop() {
         let connection = RedisConnection(endpoint: endpoint, timeout: 2)
+        try? connection.connect()
         var polling: [(key: String, done: (IdempotencyClaim) -> Void, since: Date)] = []
         var claims = 0
         while true {

@@ -73,6 +73,7 @@ extension ClusterLink {
 
     func writerLoop() {
         let connection = RedisConnection(endpoint: endpoint, timeout: 2)
+        try? connection.connect()   // now, not at the first entry: it is quicker then, and the process's sockets stay put
         let xadd = Array("XADD".utf8), key = Array(keys.log.utf8), star = Array("*".utf8)
         var connectedAt = 0
         while true {
