@@ -7,6 +7,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 20
 
 N ?= 2
+SEPARATE_PORTS ?= 0
 
 .PHONY: run run-cluster build release test unit-test browser-test fuzz screenshot bench microbench soak deps deps-test clean
 
@@ -26,11 +27,12 @@ release: deps
 run: release
 	.build/release/chartcast $(ARGS)
 
-## One dashboard on N instances joined through one Redis (loopback, no persistence), on ports
-## 8080 … 8080+N-1 (scripts/run-cluster.sh; ARGS passes flags to every instance). Ctrl-C stops all.
+## One dashboard on N instances joined through one Redis (loopback, no persistence), all on
+## port 8080 (--reuse-port; SEPARATE_PORTS=1: ports 8080 … 8080+N-1) (scripts/run-cluster.sh;
+## ARGS passes flags to every instance). Ctrl-C stops all.
 run-cluster: release
 	@scripts/install-deps.sh cluster
-	N=$(N) scripts/run-cluster.sh $(ARGS)
+	N=$(N) SEPARATE_PORTS=$(SEPARATE_PORTS) scripts/run-cluster.sh $(ARGS)
 
 ## Installs what the tests need, runs the Swift suites, the real-Chromium page tests, then every
 ## fuzz target for FUZZ_TEST_SECONDS (sanitizer build in .build/fuzz; fails on a crash or leak).

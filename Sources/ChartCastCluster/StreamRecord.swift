@@ -1,18 +1,24 @@
-/// One entry read from the stream: its id (`ms-seq`, increasing) and its payload.
+/// One entry read from the stream: its id (`ms-seq`, increasing) and its payload — or, for the
+/// entry that starts an epoch (`ClusterKeys.epoch`), that epoch.
 public struct StreamRecord: Equatable, Sendable {
     public var id: String
     public var payload: [UInt8]
+    /// The epoch this entry starts (field `m`); nil for the entries of changes (field `e`).
+    public var epoch: String?
 
-    public init(id: String, payload: [UInt8]) {
+    public init(id: String, payload: [UInt8], epoch: String? = nil) {
         self.id = id
         self.payload = payload
+        self.epoch = epoch
     }
 
     /// The field that holds an entry's payload.
     static let field = Array("e".utf8)
+    /// The field of an epoch entry.
+    static let epochField = Array("m".utf8)
 
     /// The records of an `XRANGE` reply, or of one stream in an `XREAD` reply:
-    /// `[[id, [field, value, …]], …]`. An entry without the payload field is skipped.
+    /// `[[id, [field, value, …]], …]`. An entry with neither field is skipped.
     static func records(_ reply: RedisReply) throws -> [StreamRecord] {
         guard let items = reply.array else {
             if reply.isNull { return [] }
@@ -26,9 +32,15 @@ public struct StreamRecord: Equatable, Sendable {
             }
             var index = 0
             while index + 1 < fields.count {
-                if case .bytes(let name) = fields[index], name == field, case .bytes(let value) = fields[index + 1] {
-                    records.append(StreamRecord(id: id, payload: value))
-                    break
+                if case .bytes(let name) = fields[index], case .bytes(let value) = fields[index + 1] {
+                    if name == field {
+                        records.append(StreamRecord(id: id, payload: value))
+                        break
+                    }
+                    if name == epochField {
+                        records.append(StreamRecord(id: id, payload: [], epoch: String(decoding: value, as: UTF8.self)))
+                        break
+                    }
                 }
                 index += 2
             }

@@ -60,6 +60,7 @@ public final class ChartCastServer {
         configuration.maxRequestBodyBytes = ServerCore.maxBodyBytes
         configuration.customRequestHeaders = ["Idempotency-Key"]
         configuration.permessageDeflate = options.deflate
+        configuration.reusePort = options.reusePort
         configuration.limits.maxWebSockets = options.maxViewers
         configuration.limits.maxConnectionsPerAddress = options.maxPerAddress
         configuration.limits.pingInterval = options.pingInterval
@@ -72,6 +73,9 @@ public final class ChartCastServer {
         self.server = server
         core.isOwningThread = { [weak server] in server?.isServiceThreadOrIdle ?? false }
         core.runOnServiceThread = { [weak server] work in server?.perform(work) }
+        core.captureForCluster = { [weak server, weak core] in
+            server?.performAndWait(timeout: 5) { core?.captureSnapshot() } ?? nil
+        }
     }
 
     /// Sent with the page and every static file: scripts, styles and connections from the page's
@@ -146,6 +150,7 @@ public final class ChartCastServer {
             server.schedule(every: 0.2) { core.publishViewersIfNeeded() }
             server.schedule(every: ServerCore.sweepInterval(options)) { core.sweep() }
             if let sweepEvery { server.schedule(every: sweepEvery) { core.sweepHistory() } }
+            if core.cluster != nil { server.schedule(every: min(1, options.snapshotInterval)) { core.clusterSnapshotIfDue() } }
         }
         return port
     }
@@ -171,10 +176,18 @@ public final class ChartCastServer {
     ///   another dashboard).
     private func joinCluster(_ endpoint: RedisEndpoint) throws {
         let began = DispatchTime.now().uptimeNanoseconds
-        let (link, backlog) = try ClusterLink.join(endpoint: endpoint, fingerprint: core.startingFingerprint())
-        core.attach(cluster: link, backlog: backlog)
+        let core = self.core, logger = self.logger
+        let join = try ClusterLink.join(endpoint: endpoint, fingerprint: core.startingFingerprint()) {
+            // Redis holds no dashboard: this instance's start, with what its history brings back, is the dashboard's.
+            if let store = core.history?.store {
+                let summary = try core.restore(from: store)
+                logger.info("history in \(store.path): \(summary.chartsRestored) charts restored, \(summary.chartsRefilled) refilled with \(summary.valuesLoaded) values for the dashboard")
+            }
+            return core.captureSnapshot()
+        }
+        core.attach(cluster: join)
         let ms = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e6
-        logger.info("cluster: caught up with \(backlog.count) entries in \(String(format: "%.0f", ms)) ms")
+        logger.info("cluster: caught up with \(join.snapshot.map { "a snapshot of \($0.charts.count) charts and " } ?? "")\(join.backlog.count) entries in \(String(format: "%.0f", ms)) ms")
     }
 
     /// Tells the other instances this one is gone and stops the link's threads.

@@ -43,7 +43,7 @@ final class ChartChannel {
     private(set) var selectionChangedAt: UInt64 = 0
     /// The domains last sent, so an append carries them only when they moved; `sentY` is the y
     /// of every live-window snapshot of the current `seq`.
-    private var sentX: XAxis
+    private(set) var sentX: XAxis
     private(set) var sentY: ClosedRange<Double>
     /// Encoded snapshots of the current `seq`, by key, with when each was last asked for; at
     /// most `maxCachedSnapshots` of them and `maxCachedSnapshotBytes` in all (the least recently
@@ -85,6 +85,13 @@ final class ChartChannel {
         self.sentX = ChartChannel.xAxis(of: store)
         self.sentY = ChartChannel.yRange(of: store)
         updateLiveEdge()
+    }
+
+    /// Takes the domains last sent from the snapshot this chart was made from (`--redis`), so
+    /// that its next appends carry the same domains as on the instance that took it.
+    func restoreSentDomains(x: XAxis, y: ClosedRange<Double>) {
+        sentX = x
+        sentY = y
     }
 
     /// Snapshots cached per chart (one per distinct plot width or view being served at one `seq`).

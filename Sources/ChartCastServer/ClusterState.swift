@@ -11,7 +11,7 @@ final class ClusterState {
     var instance: Int { link.instance }
     /// Callers waiting for an entry this instance added, by ticket: run when the entry has been
     /// applied (in stream order), or when it could not be added.
-    var waiting: [Int: (ClusterResult) -> Void] = [:]
+    var waiting: [Int: ClusterWaiter] = [:]
     private var lastTicket = 0
     /// Every viewer of the dashboard in the order their joins are in the stream.
     private(set) var directory = Roster<ClusterViewer>()
@@ -23,6 +23,21 @@ final class ClusterState {
     var feedStepPending = false
     /// Whether the link to Redis works, as last reported by its threads.
     var isUp = true
+    /// The id of the last stream entry applied ("0-0" before the first).
+    var lastApplied = "0-0"
+    /// The epoch the state belongs to, and whether it began as a starting state
+    /// (`ClusterLink.epoch`), as of the last snapshot taken or claim made here.
+    var epoch = ""
+    var epochIsBirth = false
+    /// The newest entry of this instance's that cannot come back any more: the instance took a
+    /// snapshot holding everything up to it (or claimed the dashboard at it). An entry whose id
+    /// is not after it is answered as orphaned (`ServerCore.resolveOrphans`).
+    var cutoff: String?
+    /// The snapshot timer: when one was last offered (monotonic ns), as of which entry, and
+    /// whether one is being stored.
+    var lastSnapshotAt: UInt64 = 0
+    var lastSnapshotPosition = ""
+    var snapshotPending = false
 
     init(link: ClusterLink) {
         self.link = link
@@ -59,6 +74,14 @@ final class ClusterState {
         return true
     }
 
+    /// Replaces the whole directory (a snapshot was taken), in the snapshot's join order.
+    /// - Complexity: O(viewers).
+    func replaceDirectory(_ viewers: [ClusterSnapshot.Viewer]) {
+        directory = Roster<ClusterViewer>()
+        byID = [:]
+        for viewer in viewers { add(viewer.info, instance: viewer.instance) }
+    }
+
     /// Removes a viewer that left. Returns false when it was not there.
     /// - Complexity: amortised O(1).
     @discardableResult
@@ -90,12 +113,25 @@ final class ClusterViewer: RosterMember {
     }
 }
 
+/// A caller waiting for an entry this instance added.
+struct ClusterWaiter {
+    var run: (ClusterResult) -> Void
+    /// An answer is owed (a write, a definition): its entry's id is noted when known, so that it
+    /// is answered even when a snapshot covers the entry (`ServerCore.resolveOrphans`). Untracked
+    /// waiters (input refusals, demo feed steps) are dropped then.
+    var tracked: Bool
+    var id: String?
+}
+
 /// How an entry this instance added ended.
 enum ClusterResult {
     /// It was added and applied; what applying it did.
     case applied(EntryOutcome)
     /// It could not be added (Redis unreachable): nothing was applied anywhere.
     case failed(RedisError)
+    /// It was added, but the instance caught up from a snapshot that holds everything up to it
+    /// (or claimed the dashboard after Redis lost it): whether it was applied is not known here.
+    case orphaned
 }
 
 /// What applying one entry did, for the caller that added it.

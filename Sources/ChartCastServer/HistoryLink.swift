@@ -55,12 +55,25 @@ final class HistoryLink {
     /// - Returns: nil when reserved; the `unavailable` error when the bound would be passed
     ///   (a write of any size is taken when nothing else waits).
     func reserve(_ points: Int) -> StorageError? {
+        if let refusal = refusal(points) { return refusal }
+        pendingPoints += points
+        return nil
+    }
+
+    /// Why `reserve(points)` would refuse now, without reserving: nil when it would not.
+    func refusal(_ points: Int) -> StorageError? {
         guard pendingPoints == 0 || pendingPoints + points <= maxPendingPoints else {
             return StorageError(kind: .unavailable, path: store.path, message:
                 "The history store is behind: \(pendingPoints) points are waiting to be written to \(store.path) (at most \(maxPendingPoints)); retry shortly.")
         }
-        pendingPoints += points
         return nil
+    }
+
+    /// Counts `points` as waiting whatever the bound: what an instance stores because the
+    /// dashboard's stream applied it (`--redis`) cannot be refused any more; it holds later
+    /// writes back (`refusal`) instead.
+    func take(_ points: Int) {
+        pendingPoints += points
     }
 
     /// Whether to log a store failure now: at most one line a second, however many writes fail.

@@ -39,6 +39,9 @@ struct Metrics {
     var dragLeasesExpired = 0
     /// Entries of the dashboard's Redis stream applied (`--redis`).
     var clusterEntriesApplied = 0
+    /// Snapshots of the dashboard this instance stored in Redis, and took from it.
+    var clusterSnapshotsStored = 0
+    var clusterSnapshotsInstalled = 0
     /// Viewers closed because their unsent output stayed over the backlog bound.
     var viewersClosedBacklog = 0
     /// Viewers closed because their output was pending, without a write, for the choke timeout.
@@ -81,6 +84,12 @@ struct Metrics {
                "Drags ended because their owner sent no input for the drag lease.", [("", "\(dragLeasesExpired)")])
         metric("chartcast_cluster_entries_applied_total", "counter",
                "Entries of the dashboard's Redis stream applied (0 without --redis).", [("", "\(clusterEntriesApplied)")])
+        metric("chartcast_cluster_snapshots_stored_total", "counter",
+               "Snapshots of the dashboard this instance stored in Redis (the stream is trimmed behind each).",
+               [("", "\(clusterSnapshotsStored)")])
+        metric("chartcast_cluster_snapshots_installed_total", "counter",
+               "Snapshots of the dashboard this instance took from Redis (joining, or catching up).",
+               [("", "\(clusterSnapshotsInstalled)")])
         metric("chartcast_viewers_closed_slow_total", "counter",
                "Viewers closed for not reading: unsent output over the bound (backlog) or no write for the choke timeout (choked).",
                [("{reason=\"backlog\"}", "\(viewersClosedBacklog)"), ("{reason=\"choked\"}", "\(viewersClosedChoked)")])

@@ -311,11 +311,12 @@ extension ServerCore {
     /// Runs `body` once per `Idempotency-Key` (when the request has one): a repeat within five
     /// minutes gets the first answer again (or waits for it), 5xx answers are not kept.
     private func withIdempotency(_ request: APIRequest, reply: @escaping (APIResponse) -> Void,
-                                 _ body: (@escaping (APIResponse) -> Void) -> Void) {
+                                 _ body: @escaping (@escaping (APIResponse) -> Void) -> Void) {
         guard let key = request.header("idempotency-key"), !key.isEmpty else { return body(reply) }
         let cacheKey = IdempotencyCache<APIResponse>.Key(
             scope: writeAccess.scope(authorization: request.header("authorization"), peerIP: request.peerIP),
             endpoint: request.method + " " + request.path, key: String(key.prefix(256)))
+        if let link = cluster?.link { return clusterIdempotent(cacheKey, link: link, reply: reply, body) }   // the keys live in Redis
         switch idempotency.begin(cacheKey, now: ServerCore.now(), waiter: reply) {
         case .answered(let answer): reply(answer)
         case .waiting: break

@@ -87,7 +87,7 @@ extension ServerCore {
     /// A slot for a new chart: a removed chart's slot once no viewer still needs to hear of its
     /// removal, else a new one at the end.
     /// - Complexity: O(slots + viewers × removed slots).
-    private func freeSlot() -> Int {
+    func freeSlot() -> Int {
         for channel in channels where channel.isRemoved {
             if roster.allSatisfy({ $0.cursors[channel.index].specVersion == 0 }) { return channel.index }
         }

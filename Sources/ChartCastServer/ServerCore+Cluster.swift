@@ -18,36 +18,39 @@ extension ServerCore {
         Dashboard(title: dashboardTitle, charts: liveChannels.map(\.spec)).encode()
     }
 
-    /// Takes `link` as this instance's cluster and applies the stream so far (`backlog`).
+    /// Takes the joined link as this instance's cluster: its snapshot (when it did not claim the
+    /// dashboard with its own state) and the stream after it.
     /// - Note: before the service thread starts (or on it).
-    func attach(cluster link: ClusterLink, backlog: [StreamRecord]) {
+    func attach(cluster join: ClusterJoin) {
         assertOwningThread()
-        cluster = ClusterState(link: link)
-        applyRecords(backlog)
-        logger.info("cluster: joined \(link.endpoint) as instance \(link.instance); applied \(backlog.count) entries")
+        let cluster = ClusterState(link: join.link)
+        self.cluster = cluster
+        let (epoch, birth) = join.link.epoch
+        cluster.epoch = epoch
+        cluster.epochIsBirth = birth
+        if let snapshot = join.snapshot { installSnapshot(snapshot, at: join.position) }
+        cluster.lastApplied = join.position
+        applyRecords(join.backlog)
+        logger.info("cluster: joined \(join.link.endpoint) as instance \(join.link.instance); "
+                    + (join.snapshot == nil ? "claimed the dashboard" : "took its snapshot") + ", then applied \(join.backlog.count) entries")
     }
 
-    /// Starts the link's threads: entries and link changes come back through `runOnServiceThread`.
+    /// Starts the link's threads: entries, snapshots and link changes come back through
+    /// `runOnServiceThread`; the link's claims wait for `captureForCluster`.
     func startCluster() {
         guard let cluster else { return }
-        let back = runOnServiceThread
-        cluster.link.start(deliver: { [weak self] records in
+        let back = runOnServiceThread, capture = captureForCluster
+        cluster.link.start(ClusterHandlers(deliver: { [weak self] records in
             back { self?.applyRecords(records) }
         }, linkChanged: { [weak self] up in
             back { self?.clusterLinkChanged(up: up) }
-        }, streamReset: { [weak self] in
-            back { self?.clusterStreamReset() }
-        })
-    }
-
-    /// Redis came back empty (restarted without persistence): the dashboard's stream starts
-    /// over from the state the instances held. This instance's viewers join it again (the
-    /// directory keeps the others until their instances re-announce them or are found gone).
-    func clusterStreamReset() {
-        assertOwningThread()
-        guard let cluster else { return }
-        logger.warn("cluster: \(cluster.link.endpoint) came back without the dashboard's stream; starting it over, this instance's viewers join again")
-        for session in roster where !session.closing { submit(.joined(session.info, instance: cluster.instance)) }
+        }, capture: {
+            capture()
+        }, install: { [weak self] snapshot, at in
+            back { self?.installSnapshot(snapshot, at: at) }
+        }, claimed: { [weak self] epoch, at in
+            back { self?.clusterClaimed(epoch: epoch, at: at) }
+        }))
     }
 
     /// Redis became unreachable, or reachable again.
@@ -57,6 +60,7 @@ extension ServerCore {
         cluster.isUp = up
         if up {
             logger.info("cluster: \(cluster.link.endpoint) reachable again")
+            reconcileViewers()
         } else {
             logger.warn("cluster: \(cluster.link.endpoint) unreachable; serving what is here, refusing input and writes until it is back")
         }
@@ -66,19 +70,36 @@ extension ServerCore {
 
     /// Adds `entry` to the dashboard's stream; `then` (when given) runs on the service thread
     /// once the entry has been applied here, or at once with the error when it could not be
-    /// added.
-    func submit(_ entry: ClusterEntry, then: ((ClusterResult) -> Void)? = nil) {
+    /// added. `tracked`: an answer is owed whatever happens (a write, a definition): the entry's
+    /// id is noted so that it is answered `orphaned` if a snapshot taken here covers it.
+    func submit(_ entry: ClusterEntry, tracked: Bool = false, then: ((ClusterResult) -> Void)? = nil) {
         guard let cluster else { return }
         let ticket = cluster.takeTicket()
-        if let then { cluster.waiting[ticket] = then }
+        if let then { cluster.waiting[ticket] = ClusterWaiter(run: then, tracked: tracked) }
         let payload = ClusterEnvelope(origin: cluster.instance, ticket: ticket, entry: entry).encode()
         let back = runOnServiceThread
-        cluster.link.append(payload) { [weak self] error in
-            guard let error else { return }
-            back {
-                guard let self, let waiter = self.cluster?.waiting.removeValue(forKey: ticket) else { return }
-                waiter(.failed(error))
+        let noteID = then != nil && tracked
+        cluster.link.add(payload) { [weak self] result in
+            switch result {
+            case .success(let id):
+                guard noteID else { return }
+                back { self?.noteEntryID(id, ticket: ticket) }
+            case .failure(let error):
+                back {
+                    guard let self, let waiter = self.cluster?.waiting.removeValue(forKey: ticket) else { return }
+                    waiter.run(.failed(error))
+                }
             }
+        }
+    }
+
+    /// The id a tracked entry got: answered `orphaned` at once when a snapshot taken here covers it.
+    private func noteEntryID(_ id: String, ticket: Int) {
+        guard let cluster, cluster.waiting[ticket] != nil else { return }
+        if let cutoff = cluster.cutoff, !StreamID.precedes(cutoff, id) {
+            cluster.waiting.removeValue(forKey: ticket)?.run(.orphaned)
+        } else {
+            cluster.waiting[ticket]?.id = id
         }
     }
 

@@ -6,9 +6,10 @@ import ChartEngine
 
 extension ServerCore {
     /// Applies entries of the dashboard's stream, in stream order: the same entries bring every
-    /// instance to the same state and the same `seq`s. An entry this instance added is handed
-    /// to the caller waiting for it. An entry that cannot be read is skipped (by every
-    /// instance alike) and logged.
+    /// instance to the same state and the same `seq`s. What an entry changed in charts is stored
+    /// in this instance's history in the same order (`storeApplied`). An entry this instance
+    /// added is handed to the caller waiting for it — once stored, when it stored anything. An
+    /// entry that cannot be read is skipped (by every instance alike) and logged.
     /// - Note: service thread only (or before it starts).
     func applyRecords(_ records: [StreamRecord]) {
         assertOwningThread()
@@ -20,19 +21,26 @@ extension ServerCore {
                 envelope = try ClusterEnvelope.decode(record.payload)
             } catch {
                 logger.warn("cluster: skipped stream entry \(record.id): \(error)")
+                cluster.lastApplied = record.id
                 continue
             }
-            let mine = envelope.origin == cluster.instance
-            let outcome = apply(envelope.entry, addedHere: mine, now: now)
+            let (outcome, writes) = apply(envelope.entry, now: now)
+            cluster.lastApplied = record.id
             metrics.clusterEntriesApplied += 1
-            if mine, let waiter = cluster.waiting.removeValue(forKey: envelope.ticket) { waiter(.applied(outcome)) }
+            let waiter = envelope.origin == cluster.instance ? cluster.waiting.removeValue(forKey: envelope.ticket) : nil
+            if writes.isEmpty {
+                waiter?.run(.applied(outcome))
+            } else {
+                storeApplied(writes) { _ in waiter?.run(.applied(outcome)) }
+            }
         }
+        if !records.isEmpty { cluster.link.noteApplied(cluster.lastApplied) }
     }
 
-    /// Applies one entry. `addedHere`: this instance added it (and already stored what it
-    /// stores in its history, before adding it).
-    private func apply(_ entry: ClusterEntry, addedHere: Bool, now: UInt64) -> EntryOutcome {
-        guard let cluster else { return .none }
+    /// Applies one entry; returns what it did for the caller waiting for it, and what it changed
+    /// that this instance's history keeps (nothing for an entry refused or without effect).
+    private func apply(_ entry: ClusterEntry, now: UInt64) -> (EntryOutcome, [HistoryWrite]) {
+        guard let cluster else { return (.none, []) }
         switch entry {
         case .joined(let info, let instance):
             if cluster.add(info, instance: instance) { rosterChanged() }
@@ -68,17 +76,17 @@ extension ServerCore {
             selectionChanged(channel, ref: nil, now: now)
             logger.info("viewer \(owner) lost the drag on \(chart): no input for the drag lease")
         case .define(let spec):
-            if !addedHere { storeInHistory([.save(spec)]) }
-            return .definition(define(spec))
+            return (.definition(define(spec)), [.save(spec)])
         case .remove(let chart):
-            if !addedHere, channelsByID[chart] != nil { storeInHistory([.delete(chart)]) }
-            return .removed(remove(chart: chart))
+            let removed = remove(chart: chart)
+            return (.removed(removed), removed ? [.delete(chart)] : [])
         case .points(let charts):
-            return .write(applyPoints(charts, addedHere: addedHere, now: now))
+            let (outcome, writes) = applyPoints(charts, now: now)
+            return (.write(outcome), writes)
         case .feed(let ops):
             applyFeed(ops, now: now)
         }
-        return .none
+        return (.none, [])
     }
 
     /// A viewer left (or its instance is gone): out of the directory and of every chart.
@@ -97,16 +105,26 @@ extension ServerCore {
         wakeAtEndOfPass()
     }
 
-    /// Applies a write of points, all or nothing: every chart's points validated against the
-    /// chart as it is at this point of the stream (the same on every instance), the charts it
-    /// creates defined, then the points applied.
-    private func applyPoints(_ charts: [EntryPoints], addedHere: Bool, now: UInt64) -> WriteOutcome {
+    /// Applies a write of points, all or nothing, to the charts as they are at this point of
+    /// the stream — the same on every instance, so every instance decides alike: each chart's
+    /// points validated against it (against the spec the write creates when it is absent), every
+    /// part checked to fit before anything is applied, then the charts it creates defined and the
+    /// points applied. A refused write changes nothing; an applied one returns, besides its
+    /// outcome, what this instance's history keeps of it (the created specs, the points of
+    /// charts that keep history).
+    private func applyPoints(_ charts: [EntryPoints], now: UInt64) -> (WriteOutcome, [HistoryWrite]) {
         var planned: [(spec: ChartSpec, creates: Bool, batch: ValidatedBatch)] = []
+        guard Set(charts.map(\.chart)).count == charts.count else {
+            return (.rejected(IngestError(.badPoint, "the write names one chart twice")), [])
+        }
         do {
             for part in charts {
                 let existing = channelsByID[part.chart]?.spec
-                guard let spec = existing ?? part.creates else { return .unknownChart(part.chart) }
-                let rows = part.points.map { point -> PublishedRow in
+                guard let spec = existing ?? part.creates, spec.id == part.chart else { return (.unknownChart(part.chart), []) }
+                let rows = try part.points.map { point -> PublishedRow in
+                    guard part.series.indices.contains(point.series) else {
+                        throw IngestError(.badPoint, "a point names series \(point.series) of \(part.series.count)")
+                    }
                     let x: RawX
                     switch point.x {
                     case .number(let n): x = .number(n)
@@ -115,28 +133,34 @@ extension ServerCore {
                     return PublishedRow(series: part.series[point.series], x: x, y: point.y)
                 }
                 let batch = try PointBatch(published: rows).validate(against: spec)
+                if let channel = channelsByID[part.chart], let mismatch = batch.mismatch(with: channel.store) {
+                    throw IngestError(.badPoint, "the points do not fit chart \"\(part.chart)\" as it is now: \(mismatch)")
+                }
                 planned.append((spec, existing == nil, batch))
             }
         } catch {
-            return .rejected(ServerCore.ingestError(error))
+            return (.rejected(ServerCore.ingestError(error)), [])
         }
-        if !addedHere, history != nil {
-            var writes: [HistoryWrite] = planned.filter(\.creates).map { .save($0.spec) }
-            for item in planned where HistoryLink.keeps(item.spec) { writes.append(HistoryLink.append(item.batch, of: item.spec)) }
-            storeInHistory(writes)
-        }
+        var writes: [HistoryWrite] = []
         var seq = 0, accepted = 0
         for item in planned {
-            if item.creates { define(item.spec) }
+            if item.creates {
+                define(item.spec)
+                writes.append(.save(item.spec))
+            }
             guard let channel = channelsByID[item.batch.chart] else { continue }
             do {
                 seq = try apply(item.batch, to: channel, now: now)
                 accepted += item.batch.accepted
             } catch {
-                return .rejected(ServerCore.ingestError(error))
+                // Checked above for every part: this would be a bug. What was applied stays
+                // applied, on every instance alike, and is stored as applied.
+                logger.error("bug: a write checked against its charts did not fit at apply: \(error)")
+                return (.rejected(ServerCore.ingestError(error)), writes)
             }
+            if HistoryLink.keeps(item.spec) { writes.append(HistoryLink.append(item.batch, of: item.spec)) }
         }
-        return .applied(seq: seq, accepted: accepted)
+        return (.applied(seq: seq, accepted: accepted), writes)
     }
 
     /// Applies a demo feed step.
@@ -154,15 +178,5 @@ extension ServerCore {
             }
         }
         wakeAtEndOfPass()
-    }
-
-    /// Another instance's change, kept in this instance's own history too (without waiting:
-    /// memory follows the stream; a failure is logged).
-    private func storeInHistory(_ writes: [HistoryWrite]) {
-        guard let history, !writes.isEmpty else { return }
-        let logger = self.logger
-        history.store.write(writes) { result in
-            if case .failure(let error) = result { logger.warn("history: a change from another instance was not stored: \(error)") }
-        }
     }
 }

@@ -4,11 +4,14 @@ import ChartCastProtocol
 import ChartCastStorage
 import ChartEngine
 
-/// Writes and chart definitions with a cluster: checked here against the chart as this
-/// instance has it (a bad write is refused at once and never reaches Redis), stored in this
-/// instance's history first when it keeps one (commit, then add: a write that could not be
-/// stored is refused with nothing applied anywhere), added to the stream, and answered once the
-/// entry has been applied here — with the `seq` it got, the same on every instance.
+/// Writes and chart definitions with a cluster. A write is checked here against the chart as
+/// this instance has it (a bad body is refused at once and never reaches Redis), added to the
+/// stream, and decided when its entry comes back: every instance validates it again against the
+/// charts as they are at that point of the stream and applies it whole or not at all — the same
+/// decision everywhere — and stores what it applied in its own history, in stream order
+/// (`ServerCore+ClusterHistory.swift`). This instance answers once the entry was applied (or
+/// refused) here and, when it keeps history, committed: with the `seq` it got, the same on every
+/// instance, or with the error that refused it (nothing of it applied or stored anywhere).
 extension ServerCore {
     /// A Redis failure as the data API's `503 unavailable`.
     func unavailableError(_ why: String) -> StorageError {
@@ -16,10 +19,22 @@ extension ServerCore {
                      message: "the dashboard's Redis cannot take the write now (\(why)); nothing was applied")
     }
 
-    /// The refusal of a write while Redis is unreachable, nil while it is reachable.
-    private func refusalWhileDown() -> StorageError? {
-        guard let cluster, !cluster.isUp else { return nil }
-        return unavailableError("\(cluster.link.endpoint) is unreachable")
+    /// The answer to a write whose entry reached the stream but never came back here: the
+    /// instance caught up from a snapshot that holds everything up to it, or claimed the
+    /// dashboard after Redis lost entries (`ClusterResult.orphaned`). Whether it was applied is
+    /// not known; a retry (with the same `Idempotency-Key`) is safe for points, which upsert.
+    func orphanedError() -> StorageError {
+        StorageError(kind: .unavailable, path: cluster.map { "\($0.link.endpoint)" } ?? "redis",
+                     message: "this instance caught up with the dashboard from a snapshot before the write came back to it; "
+                        + "it may or may not have been applied: check, or repeat it")
+    }
+
+    /// Why a write cannot be taken now, before it reaches the stream: Redis is unreachable, or
+    /// this instance's history store is behind (it would have to store `points` more); nil
+    /// when it can be taken. Nothing is applied anywhere when it is refused.
+    private func clusterAdmission(points: Int) -> StorageError? {
+        if let cluster, !cluster.isUp { return unavailableError("\(cluster.link.endpoint) is unreachable") }
+        return history?.refusal(points)
     }
 
     /// A write of points to one chart (HTTP, `publish`, the Swift API) through the stream.
@@ -33,20 +48,16 @@ extension ServerCore {
         } catch {
             return done(.rejected(ServerCore.ingestError(error)))
         }
-        if let refusal = refusalWhileDown() { return done(.unavailable(refusal)) }
-        let spec = channel.spec
-        let writes = history != nil && HistoryLink.keeps(spec) ? [HistoryLink.append(validated, of: spec)] : []
-        let entry = ClusterEntry.points([ServerCore.entryPoints(validated, of: spec)])
-        afterCommit(writes, { () }, done: { result in
-            if case .failure(let error) = result { return done(.unavailable(error)) }
-            self.submit(entry) { outcome in
-                switch outcome {
-                case .failed(let error): done(.unavailable(self.unavailableError("\(error)")))
-                case .applied(.write(let written)): done(written)
-                case .applied: done(.unknownChart(id))
-                }
+        let stored = HistoryLink.keeps(channel.spec) ? validated.accepted : 0
+        if let refusal = clusterAdmission(points: stored) { return done(.unavailable(refusal)) }
+        submit(.points([ServerCore.entryPoints(validated, of: channel.spec)]), tracked: true) { outcome in
+            switch outcome {
+            case .failed(let error): done(.unavailable(self.unavailableError("\(error)")))
+            case .orphaned: done(.unavailable(self.orphanedError()))
+            case .applied(.write(let written)): done(written)
+            case .applied: done(.unknownChart(id))
             }
-        })
+        }
     }
 
     /// A line-protocol write through the stream: the charts it creates travel with their points
@@ -63,30 +74,27 @@ extension ServerCore {
         } catch {
             return reply(.error(ServerCore.ingestError(error)))
         }
-        if let refusal = refusalWhileDown() { return reply(.unavailable(refusal)) }
         var parts: [EntryPoints] = []
-        var writes: [HistoryWrite] = []
-        if history != nil { writes = created.values.sorted { $0.id < $1.id }.map { .save($0) } }
+        var stored = 0
         for chart in validated {
             guard let spec = channelsByID[chart.chart]?.spec ?? created[chart.chart] else { continue }
             var part = ServerCore.entryPoints(chart.batch, of: spec)
             part.creates = created[chart.chart]
             parts.append(part)
-            if history != nil && HistoryLink.keeps(spec) { writes.append(HistoryLink.append(chart.batch, of: spec)) }
+            if HistoryLink.keeps(spec) { stored += chart.batch.accepted }
         }
-        afterCommit(writes, { () }, done: { result in
-            if case .failure(let error) = result { return reply(.unavailable(error)) }
-            self.submit(.points(parts)) { outcome in
-                switch outcome {
-                case .failed(let error): reply(.unavailable(self.unavailableError("\(error)")))
-                case .applied(.write(.applied)): reply(.noContent)
-                case .applied(.write(.rejected(let error))): reply(.error(error))
-                case .applied(.write(.unknownChart(let id))): reply(.unknownChart(id))
-                case .applied(.write(.unavailable(let error))): reply(.unavailable(error))
-                case .applied: reply(.noContent)
-                }
+        if let refusal = clusterAdmission(points: stored) { return reply(.unavailable(refusal)) }
+        submit(.points(parts), tracked: true) { outcome in
+            switch outcome {
+            case .failed(let error): reply(.unavailable(self.unavailableError("\(error)")))
+            case .orphaned: reply(.unavailable(self.orphanedError()))
+            case .applied(.write(.applied)): reply(.noContent)
+            case .applied(.write(.rejected(let error))): reply(.error(error))
+            case .applied(.write(.unknownChart(let id))): reply(.unknownChart(id))
+            case .applied(.write(.unavailable(let error))): reply(.unavailable(error))
+            case .applied: reply(.noContent)
             }
-        })
+        }
     }
 
     private struct UnknownMeasurement: Error { var id: String }
@@ -107,41 +115,37 @@ extension ServerCore {
         return validated
     }
 
-    /// Defines a chart (`PUT`, the Swift API) through the stream: saved in this instance's
-    /// history first, then added; `done` gets what applying it did.
+    /// Defines a chart (`PUT`, the Swift API) through the stream; `done` gets what applying it
+    /// did, once it is applied (and, with history, its spec saved) here.
     /// - Note: service thread only.
     func clusterDefine(_ spec: ChartSpec, done: @escaping (Result<Definition, StorageError>) -> Void) {
         assertOwningThread()
-        if let refusal = refusalWhileDown() { return done(.failure(refusal)) }
-        afterCommit(history == nil ? [] : [.save(spec)], { () }, done: { result in
-            if case .failure(let error) = result { return done(.failure(error)) }
-            self.submit(.define(spec)) { outcome in
-                switch outcome {
-                case .failed(let error): done(.failure(self.unavailableError("\(error)")))
-                case .applied(.definition(let definition)): done(.success(definition))
-                case .applied: done(.success(.created))
-                }
+        if let refusal = clusterAdmission(points: 0) { return done(.failure(refusal)) }
+        submit(.define(spec), tracked: true) { outcome in
+            switch outcome {
+            case .failed(let error): done(.failure(self.unavailableError("\(error)")))
+            case .orphaned: done(.failure(self.orphanedError()))
+            case .applied(.definition(let definition)): done(.success(definition))
+            case .applied: done(.success(.created))
             }
-        })
+        }
     }
 
     /// Removes a chart (`DELETE`, the Swift API) through the stream; `done` gets whether there
-    /// was one to remove.
+    /// was one to remove when the entry was applied.
     /// - Note: service thread only.
     func clusterRemove(_ id: String, done: @escaping (Result<Bool, StorageError>) -> Void) {
         assertOwningThread()
         guard channelsByID[id] != nil else { return done(.success(false)) }
-        if let refusal = refusalWhileDown() { return done(.failure(refusal)) }
-        afterCommit(history == nil ? [] : [.delete(id)], { () }, done: { result in
-            if case .failure(let error) = result { return done(.failure(error)) }
-            self.submit(.remove(chart: id)) { outcome in
-                switch outcome {
-                case .failed(let error): done(.failure(self.unavailableError("\(error)")))
-                case .applied(.removed(let removed)): done(.success(removed))
-                case .applied: done(.success(false))
-                }
+        if let refusal = clusterAdmission(points: 0) { return done(.failure(refusal)) }
+        submit(.remove(chart: id), tracked: true) { outcome in
+            switch outcome {
+            case .failed(let error): done(.failure(self.unavailableError("\(error)")))
+            case .orphaned: done(.failure(self.orphanedError()))
+            case .applied(.removed(let removed)): done(.success(removed))
+            case .applied: done(.success(false))
             }
-        })
+        }
     }
 
     /// A validated batch as an entry's points: the rows' x (category charts: the category's

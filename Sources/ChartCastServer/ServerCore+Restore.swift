@@ -14,7 +14,8 @@ extension ServerCore {
     }
 
     /// Attaches a history store at start (`restore` false: only attaches it, for a server whose
-    /// state comes from elsewhere — its cluster's stream): defines the charts it saved (a chart the dashboard
+    /// state comes from elsewhere — its cluster, which calls `restore(from:)` itself when it
+    /// claims the dashboard): defines the charts it saved (a chart the dashboard
     /// defines under the same id keeps the dashboard's definition: the file or the code is
     /// what the operator edits) and refills the live window of every chart that keeps history
     /// with its newest stored points.
@@ -23,13 +24,20 @@ extension ServerCore {
     /// - Note: before the service thread starts: it reads the disk on the calling thread.
     func attach(history link: HistoryLink, restore: Bool = true) throws -> RestoreSummary {
         assertOwningThread()
-        let store = link.store
+        let summary = restore ? try self.restore(from: link.store) : RestoreSummary()
+        history = link
+        historyReader = StoredHistoryReader(store: link.store)
+        return summary
+    }
+
+    /// What `attach(history:)` restores, from `store`: the charts it saved and the live windows.
+    /// With `--redis` it runs when the instance claims the dashboard (Redis holds none), so that
+    /// what the instance brought back becomes the dashboard's starting state.
+    /// - Throws: `StorageError` when the store cannot be read (nothing is changed then).
+    /// - Note: before the service thread starts: it reads the disk on the calling thread.
+    func restore(from store: HistoryStore) throws -> RestoreSummary {
+        assertOwningThread()
         var summary = RestoreSummary()
-        guard restore else {
-            history = link
-            historyReader = StoredHistoryReader(store: store)
-            return summary
-        }
         let saved = try store.loadCharts()
         var refills: [String: HistoryRows] = [:]
         for chart in saved where channelsByID[chart.spec.id] == nil && HistoryLink.keeps(chart.spec) {
@@ -59,8 +67,6 @@ extension ServerCore {
             summary.chartsRefilled += 1
             summary.valuesLoaded += reload(channel, with: rows)
         }
-        history = link
-        historyReader = StoredHistoryReader(store: store)
         return summary
     }
 

@@ -1,3 +1,4 @@
+import ChartCastCluster
 import ChartCastDemo
 import ChartCastProtocol
 import ChartEngine
@@ -63,6 +64,9 @@ final class ServerCore {
     /// Hands work back to the service thread (`WebSocketServer.perform`); runs it at once until
     /// a server is attached (tests drive the core directly).
     var runOnServiceThread: (@escaping () -> Void) -> Void = { $0() }
+    /// The shared state as a snapshot, taken on the service thread for a cluster thread that
+    /// waits for it (`ClusterHandlers.capture`); nil until a server is attached.
+    var captureForCluster: () -> ClusterSnapshot? = { nil }
     /// The last `specVersion` handed out (`ChartChannel.specVersion`).
     private var specVersionCounter = 0
     /// Whether the caller may touch the core (see `assertOwningThread`): the server's service

@@ -64,9 +64,16 @@ public struct ServerOptions: Equatable, Sendable {
     /// Whether free memory is handed back to the system after many viewers left
     /// (`malloc_trim`; `--no-memory-trim` turns it off).
     public var trimMemory = true
+    /// Share the port with other processes started with it (`SO_REUSEPORT`, `--reuse-port`):
+    /// several instances of one dashboard (`redis`) on one port, one per core.
+    public var reusePort = false
     /// The Redis server that joins this instance with others into one dashboard
     /// (`docs/scale-out.md`); nil serves alone.
     public var redis: RedisEndpoint? = nil
+    /// With `redis`: seconds between two snapshots of the dashboard stored in Redis by the
+    /// instance holding the snapshot lease, after which the stream is trimmed
+    /// (`--snapshot-interval`).
+    public var snapshotInterval: Double = 10
 
     /// What `chartcast` stores history in when neither `--data` nor `CHARTCAST_DATA` says.
     public static let defaultDataDirectory = "chartcast-data"
@@ -158,11 +165,18 @@ extension ServerOptions {
                            output stays over this
       --choke-timeout S    close a viewer that takes no      CHARTCAST_CHOKE_TIMEOUT (default 30)
                            output for this long
+      --reuse-port         share the port with the other     CHARTCAST_REUSE_PORT=1
+                           instances started with it
+                           (SO_REUSEPORT; with --redis)
       --no-memory-trim     keep freed memory after mass      CHARTCAST_NO_MEMORY_TRIM=1
                            departures (default: returned)
       --redis URL          share the dashboard with the      CHARTCAST_REDIS      (default: none, serve alone)
                            other instances using this Redis,
                            redis://HOST[:PORT][/DB]
+      --snapshot-interval S  with --redis: seconds between   CHARTCAST_SNAPSHOT_INTERVAL (default 10)
+                           snapshots of the dashboard kept
+                           in Redis (the stream is trimmed
+                           behind each)
       -h, --help           show this help
 
     Command-line flags override environment variables.
@@ -259,11 +273,22 @@ extension ServerOptions {
             case "tls-key":
                 guard !value.isEmpty else { throw OptionsError(description: "--tls-key needs a PEM private key file") }
                 options.tlsPrivateKey = value
+            case "snapshot-interval":
+                guard let seconds = Double(value), seconds.isFinite, seconds >= 0.1, seconds <= 86_400 else {
+                    throw OptionsError(description: "--snapshot-interval must be a number of seconds from 0.1 to 86400, got \"\(value)\"")
+                }
+                options.snapshotInterval = seconds
             case "drag-lease", "choke-timeout":
                 guard let seconds = Double(value), seconds.isFinite, seconds >= 0.1, seconds <= 86_400 else {
                     throw OptionsError(description: "--\(name) must be a number of seconds from 0.1 to 86400, got \"\(value)\"")
                 }
                 if name == "drag-lease" { options.dragLease = seconds } else { options.chokeTimeout = seconds }
+            case "reuse-port":
+                switch value.lowercased() {
+                case "1", "true", "yes", "on", "": options.reusePort = true
+                case "0", "false", "no", "off": options.reusePort = false
+                default: throw OptionsError(description: "CHARTCAST_REUSE_PORT must be 1 or 0, got \"\(value)\"")
+                }
             case "no-memory-trim":
                 switch value.lowercased() {
                 case "1", "true", "yes", "on": options.trimMemory = false
@@ -294,8 +319,8 @@ extension ServerOptions {
                      "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout",
                      "tls-cert", "tls-key",
                      "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address",
-                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim", "redis"]
-        let switches: Set<String> = ["deflate", "no-auto-create", "no-memory-trim"]
+                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim", "redis", "snapshot-interval", "reuse-port"]
+        let switches: Set<String> = ["deflate", "no-auto-create", "no-memory-trim", "reuse-port"]
         for name in names where name != "allow-origin" {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
             if let value = environment[variable] { try apply(name, value) }

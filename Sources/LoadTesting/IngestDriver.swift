@@ -63,7 +63,7 @@ final class IngestDriver {
         for p in 0..<options.publishers {
             finished.enter()
             let thread = Thread { [self] in
-                self.publish(chart: "\(Self.chartPrefix)\(p)", interval: interval)
+                self.publish(chart: "\(Self.chartPrefix)\(p)", to: self.options.url(for: p), interval: interval)
                 self.finished.leave()
             }
             thread.name = "publisher-\(p)"
@@ -90,9 +90,10 @@ final class IngestDriver {
         return running
     }
 
-    /// One publisher: a batch every `interval` seconds (or back to back when the server is slower).
-    private func publish(chart: String, interval: Double) {
-        let client = HTTPClient(host: options.url.host, port: options.url.port, tls: options.tls)
+    /// One publisher: a batch every `interval` seconds (or back to back when the server is slower),
+    /// to the server at `url`.
+    private func publish(chart: String, to url: LoadURL, interval: Double) {
+        let client = HTTPClient(host: url.host, port: url.port, tls: options.tls)
         let headers = authorization + [("Content-Type", "application/json")]
         var next = MonotonicClock.now()
         var x = 0

@@ -9,7 +9,9 @@ extension LoadOptions {
     public static let usage = """
     usage: chartcast-load [options]
       --url ws://HOST:PORT/PATH   server (default ws://127.0.0.1:8080/ws; mirror: ws://127.0.0.1:7681/);
-                                  wss://… connects over TLS, verifying the server's certificate
+                                  wss://… connects over TLS, verifying the server's certificate;
+                                  given several times: instances of one dashboard, connection i
+                                  (drivers first) and publisher i to the (i mod count)-th
       --insecure                  with wss://: accept a self-signed (or any) certificate
       --client raw|lws            the WebSocket client: the tester's own epoll client (raw, ws://
                                   only, cheap per byte) or libwebsockets' (lws); default raw for
@@ -75,7 +77,7 @@ extension LoadOptions {
             case "--url":
                 let text = try value(arg)
                 guard let url = LoadURL(text) else { throw LoadOptionsError("--url: expected ws://host:port/path or wss://…, got \(text)") }
-                options.url = url
+                if explicitURL { options.urls.append(url) } else { options.url = url }
                 explicitURL = true
             case "--viewers": options.viewers = try count(arg)
             case "--drivers": options.drivers = try count(arg)
@@ -124,6 +126,8 @@ extension LoadOptions {
         guard options.stalledViewers <= options.viewers else { throw LoadOptionsError("--stalled cannot exceed --viewers") }
         guard options.connectionCount > 0 else { throw LoadOptionsError("nothing to do: --viewers and --drivers are both 0") }
         guard options.publishers == 0 || options.target == .chartcast else { throw LoadOptionsError("--publishers needs a ChartCast server, not --mirror") }
+        guard Set(options.urls.map(\.tls)).count == 1 else { throw LoadOptionsError("--url: every URL is ws:// or every one wss://") }
+        guard options.urls.count == 1 || options.target == .chartcast else { throw LoadOptionsError("several --url need a ChartCast server, not --mirror") }
         guard !options.insecure || options.url.tls else { throw LoadOptionsError("--insecure needs a wss:// URL") }
         guard options.clientKind == .lws || !options.url.tls else { throw LoadOptionsError("--client raw speaks ws:// only; use --client lws for wss://") }
         return options

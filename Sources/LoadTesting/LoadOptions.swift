@@ -65,7 +65,14 @@ public struct LoadURL: Sendable, Equatable, CustomStringConvertible {
 
 /// Everything one load run needs; `LoadOptions.parse(_:)` builds it from the command line.
 public struct LoadOptions: Sendable {
-    public var url: LoadURL
+    /// The servers, in `--url` order: connection `i` goes to `urls[i % urls.count]` (several
+    /// instances of one dashboard, `docs/scale-out.md`).
+    public var urls: [LoadURL]
+    /// The first server (the only one unless several `--url`s were given).
+    public var url: LoadURL {
+        get { urls[0] }
+        set { urls = [newValue] }
+    }
     public var target: LoadTarget
     /// Passive connections that only read (and send viewports).
     public var viewers: Int
@@ -118,7 +125,7 @@ public struct LoadOptions: Sendable {
                 pattern: LoadPattern = .mixed, jsonPath: String? = nil, serverPID: Int32? = nil,
                 messageSize: Int = 400, stalledViewers: Int = 0, settleTimeout: Double = 5,
                 connectTimeout: Double = 20, idleTime: Double = 0.5, progress: Bool = true) {
-        self.url = url
+        self.urls = [url]
         self.target = target
         self.viewers = viewers
         self.drivers = drivers
@@ -144,6 +151,9 @@ public struct LoadOptions: Sendable {
 
     /// The client actually used.
     public var clientKind: LoadClientKind { client ?? .automatic(for: url) }
+
+    /// The server connection `index` (drivers first, then viewers) and publisher `index` go to.
+    public func url(for index: Int) -> LoadURL { urls[index % urls.count] }
 
     /// Total connections: viewers plus drivers.
     public var connectionCount: Int { viewers + drivers }

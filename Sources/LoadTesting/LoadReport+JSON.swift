@@ -17,6 +17,11 @@ extension LoadReport {
         w.beginObject()
         w.key("target"); w.string(options.target == .mirror ? "mirror" : "chartcast")
         w.key("url"); w.string(options.url.description)
+        if options.urls.count > 1 {
+            w.key("urls"); w.beginArray()
+            for url in options.urls { w.string(url.description) }
+            w.endArray()
+        }
         w.key("viewers"); w.number(options.viewers)
         w.key("drivers"); w.number(options.drivers)
         w.key("rate"); w.number(options.rate)

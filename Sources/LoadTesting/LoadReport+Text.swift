@@ -7,7 +7,8 @@ extension LoadReport {
             "p50 \(Format.fixed(d.p50, 2))  p95 \(Format.fixed(d.p95, 2))  p99 \(Format.fixed(d.p99, 2))  max \(Format.fixed(d.max, 2)) ms  (n=\(d.count))"
         }
         let target = options.target == .mirror ? "mirror (lws-mirror-protocol)" : "chartcast (chartcast.v1)"
-        row("target", "\(target) \(options.url)")
+        row("target", "\(target) \(options.urls.map(\.description).joined(separator: " "))"
+            + (options.urls.count > 1 ? " (connections spread over them; server figures for the first)" : ""))
         let shape = options.target == .mirror ? "\(options.messageSize)-byte messages" : options.pattern.rawValue
         row("load", "\(options.viewers) viewers + \(options.drivers) drivers × \(Format.fixed(options.rate, 1)) Hz, \(shape), \(Format.fixed(options.duration, 1)) s"
             + (options.stalledViewers > 0 ? ", \(options.stalledViewers) stalled" : ""))

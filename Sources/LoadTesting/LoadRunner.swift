@@ -194,7 +194,8 @@ public final class LoadRunner {
         while opened < end {
             let client = clients[opened]
             client.markAttempt(at: MonotonicClock.now())
-            client.connection = context.connect(options.url, subprotocol: options.subprotocol, tls: options.tls, delegate: client)
+            client.connection = context.connect(options.url(for: opened), subprotocol: options.subprotocol, tls: options.tls,
+                                                delegate: client)
             opened += 1
         }
     }

@@ -44,6 +44,8 @@ public final class WebSocketServer {
     var pendingPeerAddress: String?
     /// The process's file-descriptor limit, as the context was sized for it.
     var fileDescriptorLimit = 1024
+    /// The listening socket made here for a shared port (`reusePort`), once adopted.
+    var sharedListener: Int32?
 
     /// Prepares a server; nothing is bound until `start()`.
     /// - Parameters:
@@ -82,7 +84,14 @@ public final class WebSocketServer {
             throw WebSocketError.listenFailed("cannot listen on \(where_): port out of range")
         }
         let tls = try TLSFiles.check(certificate: configuration.tlsCertificatePath, privateKey: configuration.tlsPrivateKeyPath)
-        if let reason = ListenSupport.probe(address: address, port: configuration.port) {
+        var shared: (fd: Int32, port: Int)?
+        if configuration.reusePort {
+            do {
+                shared = try WebSocketServer.makeSharedListener(address: address, port: configuration.port)
+            } catch WebSocketError.listenFailed(let reason) {
+                throw WebSocketError.listenFailed("cannot listen on \(where_): \(reason)")
+            }
+        } else if let reason = ListenSupport.probe(address: address, port: configuration.port) {
             throw WebSocketError.listenFailed("cannot listen on \(where_): \(reason)")
         }
         let fileLimit = ListenSupport.raiseFileLimit()
@@ -90,9 +99,9 @@ public final class WebSocketServer {
 
         let allocations = CAllocations()
         var info = cc_zeroed_context_info()
-        info.port = Int32(configuration.port)
+        info.port = shared == nil ? Int32(configuration.port) : CONTEXT_PORT_NO_LISTEN_SERVER
         info.iface = allocations.string(address.interface)
-        info.protocols = UnsafePointer(makeProtocols(allocations))
+        info.protocols = UnsafePointer(shared == nil ? makeProtocols(allocations) : makeProtocolsSharingPort(allocations))
         if configuration.permessageDeflate {
             info.extensions = UnsafePointer(allocations.permessageDeflateExtensions(inflatesReceived: false))
         }
@@ -122,11 +131,18 @@ public final class WebSocketServer {
 
         let (created, libraryErrors) = LibraryErrorCapture.capturing { lws_create_context(&info) }
         guard let context = created else {
+            if let shared { close(shared.fd) }
             if let tls { throw WebSocketError.listenFailed(tls.explain(libraryErrors: libraryErrors)) }
             throw WebSocketError.listenFailed("cannot listen on \(where_): libwebsockets could not create the listener")
         }
         var port = configuration.port
-        if let vhost = lws_get_vhost_by_name(context, configuration.vhostName) {
+        if let shared {
+            guard adoptSharedListener(shared.fd, context: context) else {
+                lws_context_destroy(context)
+                throw WebSocketError.listenFailed("cannot listen on \(where_): libwebsockets did not take the shared listening socket")
+            }
+            port = shared.port
+        } else if let vhost = lws_get_vhost_by_name(context, configuration.vhostName) {
             let listening = Int(lws_get_vhost_listen_port(vhost))
             if listening > 0 { port = listening }
         }
@@ -143,7 +159,7 @@ public final class WebSocketServer {
         loop.afterPass = { self.delegate?.webSocketServerDidFinishServicePass(self) }
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: configuration.threadName)
-        WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))\(tls == nil ? "" : " (TLS)")")
+        WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))\(tls == nil ? "" : " (TLS)")\(shared == nil ? "" : " (shared port)")")
         return port
     }
 

@@ -52,6 +52,11 @@ public struct WebSocketServerConfiguration {
     public var tlsCertificatePath: String? = nil
     /// PEM private key file (unencrypted) of `tlsCertificatePath`.
     public var tlsPrivateKeyPath: String? = nil
+    /// Share the port with other processes listening on it with this option too
+    /// (`SO_REUSEPORT`): the kernel spreads new connections over them. The server then makes
+    /// its listening socket itself and hands each connection to libwebsockets
+    /// (`WebSocketServer+SharedPort.swift`); limits, TLS and every check apply as without it.
+    public var reusePort: Bool = false
     /// Name of the service thread (visible in debuggers and `top -H`).
     public var threadName: String = "ws-server"
 

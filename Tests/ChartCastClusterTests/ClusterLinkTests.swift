@@ -34,7 +34,9 @@ final class ClusterLinkTests: XCTestCase {
     }
 
     func testInstancesAreNumberedAndSeeOneOrder() throws {
-        let (a, backlogA) = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint)
+        let joinA = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint)
+        let (a, backlogA) = (joinA.link, joinA.backlog)
+        XCTAssertNil(joinA.snapshot, "the first instance claims the dashboard with its own state")
         XCTAssertEqual(a.instance, 1)
         XCTAssertEqual(backlogA, [])
         let inboxA = Inbox(), inboxB = Inbox()
@@ -43,7 +45,11 @@ final class ClusterLinkTests: XCTestCase {
         XCTAssertEqual(append(a, "a1"), .some(nil))
         XCTAssertEqual(append(a, "a2"), .some(nil))
         // A later instance gets what was added before it as its backlog, then the rest live.
-        let (b, backlogB) = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint)
+        let joinB = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint)
+        let (b, backlogB) = (joinB.link, joinB.backlog)
+        XCTAssertEqual(joinB.snapshot, ClusterSnapshot(epoch: a.epoch.id, fresh: true, charts: [], viewers: []),
+                       "a later one starts from the snapshot the first stored")
+        XCTAssertEqual(b.epoch.id, a.epoch.id)
         XCTAssertEqual(b.instance, 2)
         XCTAssertEqual(backlogB.map { String(decoding: $0.payload, as: UTF8.self) }, ["a1", "a2"])
         b.start(deliver: inboxB.add, linkChanged: { _ in })
@@ -84,7 +90,7 @@ final class ClusterLinkTests: XCTestCase {
     }
 
     func testAppendsFailWhileRedisIsDownAndWorkAgainAfter() throws {
-        let (link, _) = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint)
+        let link = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint).link
         let inbox = Inbox()
         let changes = Inbox()
         link.start(deliver: inbox.add, linkChanged: { up in changes.add([StreamRecord(id: up ? "up" : "down", payload: [])]) })
@@ -101,7 +107,7 @@ final class ClusterLinkTests: XCTestCase {
     }
 
     func testStopTakesTheHeartbeatAndLeaseAway() throws {
-        let (link, _) = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint)
+        let link = try ClusterLink.join(endpoint: endpoint, fingerprint: fingerprint).link
         link.start(deliver: { _ in }, linkChanged: { _ in })
         XCTAssertTrue(eventually { link.holdsFeedLease }, "the only instance takes the feed lease")
         let probe = RedisConnection(endpoint: endpoint)

@@ -49,6 +49,30 @@ final class ClusterProcessTests: XCTestCase {
         XCTAssertEqual(mine.selection.range?.by, b.id)
     }
 
+    func testTwoProcessesOnOnePortBothServeOneDashboard() throws {
+        let first = try LaunchedServer(["--port", "0", "--redis", redis.url, "--tick", "3600", "--reuse-port", "--data", "none"])
+        launched.append(first)
+        let port = try first.waitForPort()
+        let second = try LaunchedServer(["--port", String(port), "--redis", redis.url, "--tick", "3600", "--reuse-port", "--data", "none"])
+        launched.append(second)
+        XCTAssertEqual(try second.waitForPort(), port, "the second instance listens on the same port")
+        // Viewers connecting to the one port land on either instance (the kernel spreads them)
+        // and are one dashboard: every viewer is listed, whichever instance holds it.
+        var viewers: [TestViewer] = []
+        for _ in 0..<16 { viewers.append(try TestViewer(port: port)) }
+        let instances = Set(viewers.map { $0.id.dropFirst().split(separator: "-").first.map(String.init) ?? "" })
+        XCTAssertEqual(instances.count, 2, "both instances took viewers: \(viewers.map(\.id))")
+        let last = viewers[viewers.count - 1]
+        _ = try last.viewers { $0.total == 16 }
+        // A hover through one instance reaches the viewers of both.
+        let plot = TestPlot.standard
+        viewers[0].sendViewport("sales")
+        viewers[0].pointer("sales", .move, x: plot.categoryX(4, of: 12), ref: "one-port")
+        for viewer in viewers {
+            _ = try viewer.selection("sales") { $0.ref == "one-port" && $0.selection.hovers.first?.by == viewers[0].id }
+        }
+    }
+
     func testRedisAbsentAtStartExitsNonZeroWithOneClearLine() throws {
         let url = redis.url
         redis.kill()

@@ -23,6 +23,19 @@ final class LoadOptionsTests: XCTestCase {
         XCTAssertEqual(o.connectionCount, 5003)
     }
 
+    func testSeveralURLsSpreadConnectionsOverThem() throws {
+        let o = try LoadOptions.parse(["--url", "ws://127.0.0.1:8080/ws", "--url", "ws://127.0.0.1:8081/ws", "--url=ws://10.0.0.3:8082/ws",
+                                       "--drivers", "2", "--viewers", "4"])
+        XCTAssertEqual(o.urls.map(\.port), [8080, 8081, 8082])
+        XCTAssertEqual(o.url.port, 8080, "the first is the one server figures are taken from")
+        XCTAssertEqual((0..<6).map { o.url(for: $0).port }, [8080, 8081, 8082, 8080, 8081, 8082])
+        XCTAssertEqual(try LoadOptions.parse([]).urls, [LoadURL(host: "127.0.0.1", port: 8080, path: "/ws")], "one default")
+        XCTAssertThrowsError(try LoadOptions.parse(["--url", "ws://a:1/", "--url", "wss://b:2/"])) { error in
+            XCTAssertEqual("\(error)", "--url: every URL is ws:// or every one wss://")
+        }
+        XCTAssertThrowsError(try LoadOptions.parse(["--mirror", "--url", "ws://a:1/", "--url", "ws://b:2/"]))
+    }
+
     func testMirrorModeDefaultsToTheTestServerPortAndProtocol() throws {
         let o = try LoadOptions.parse(["--mirror", "--message-size", "512"])
         XCTAssertEqual(o.target, .mirror)

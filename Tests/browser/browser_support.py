@@ -166,6 +166,49 @@ class ServerProcess:
         return "\n".join(logs[-1].read_text(errors="replace").splitlines()[-lines:])
 
 
+class RedisProcess:
+    """A real redis-server (Debian's) on 127.0.0.1:<port> for one test: no persistence, its
+    working directory and log in a temporary directory, stopped and removed by `stop()`."""
+
+    def __init__(self, port, binary="/usr/bin/redis-server"):
+        self.port = port
+        self.binary = binary
+        self.directory = tempfile.mkdtemp(prefix="chartcast-redis-")
+        self.process = None
+
+    @property
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}"
+
+    def start(self, timeout=10.0):
+        """Starts the server and waits until it answers PING."""
+        if not Path(self.binary).is_file():
+            raise RuntimeError(f"{self.binary} is missing (scripts/install-deps.sh test)")
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.directory, "--daemonize", "no", "--loglevel", "warning", "--logfile", f"{self.directory}/redis.log"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("redis-server did not answer PING")
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=5)
+        self.process = None
+        subprocess.run(["rm", "-rf", self.directory], check=False)
+
+
 class Browser:
     """One headless Chromium showing the dashboard.
 

@@ -13,7 +13,9 @@ linear chart (wheel, pinch, double-click back to live) while selections stay sha
 page logs no console errors; and that the page served over HTTPS (a self-signed certificate made
 by openssl, Chromium with --ignore-certificate-errors) connects over wss: and shows live data. A second group checks access: a page from another origin cannot
 open the socket while the dashboard can, and a server with a viewer token serves the page opened
-with `?token=` and shows the page opened without it as refused.
+with `?token=` and shows the page opened without it as refused. A third group runs two servers
+joined through a real redis-server (`--redis`) and checks that a hover in a page on one instance
+is drawn, with its viewer's name, in a page on the other.
 Prints "N passed, N failed" at the end and exits non-zero on any failure.
 
 Run: CHARTCAST_BIN=.build/debug/chartcast /usr/bin/python3 Tests/browser/test_dashboard.py
@@ -33,7 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser_support import Browser, ServerProcess, free_port, self_signed_certificate, wait_until  # noqa: E402
+from browser_support import (Browser, RedisProcess, ServerProcess, free_port, self_signed_certificate,  # noqa: E402
+                             wait_until)
 from page_scripts import (DISPATCH_MOVES_JS, MODULES_JS, NAMES_JS, SERIES_PIXELS_JS, SOCKET_CONTROL_JS,  # noqa: E402
                           SPY_JS, ZOOM_MODULES_JS, wire_tap_js)
 
@@ -1206,6 +1209,58 @@ class DashboardOverTLS(unittest.TestCase):
                 server.stop()
 
 
+class DashboardOnTwoInstances(unittest.TestCase):
+    """Two servers joined through one real redis-server (`--redis`), one page on each: the
+    pages share one dashboard, one selection and one viewer list."""
+
+    def test_a_hover_in_a_page_on_one_instance_is_drawn_in_a_page_on_the_other(self):
+        binary = os.environ.get("CHARTCAST_BIN", str(REPO / ".build" / "debug" / "chartcast"))
+        web_root = os.environ.get("CHARTCAST_WEB_ROOT", str(REPO / "web"))
+        redis = RedisProcess(free_port())
+        redis.start()
+        servers, browsers = [], []
+        try:
+            for _ in range(2):
+                server = ServerProcess(binary, free_port(), web_root, extra_args=["--redis", redis.url])
+                server.start()
+                servers.append(server)
+            for name, server in zip("PQ", servers):
+                browser = Browser(name, width=1200, height=900)
+                browser.open(server.url("/"))
+                browsers.append(browser)
+            for browser in browsers:
+                browser.wait_ready()
+            p, q = browsers
+            me_p, me_q = p.inspect()["me"], q.inspect()["me"]
+            self.assertNotEqual(me_p["id"], me_q["id"], "viewer ids are unique across the instances")
+            def lists_both(browser):
+                names = browser.viewer_names()
+                return all(any(item.startswith(me["name"]) for item in names) for me in (me_p, me_q))
+            for browser in browsers:
+                wait_until(lambda: lists_both(browser), f"{browser.name} lists both viewers", browser.viewer_names)
+            p.hover("sales", fraction_x=2.5 / 12, fraction_y=0.5)
+            wanted = ["March", "Ice Cream 900", "Coffee 1,900", "Muffins 800"]
+            wait_until(lambda: all(w in q.selection_text("sales") for w in wanted),
+                       "Q (on the other instance) shows P's March hover", lambda: q.selection_text("sales"))
+            self.assertIn(me_p["name"], q.selection_text("sales"), "Q names the viewer who hovers")
+            march = q.band_pixels("sales", 2, 12)
+            self.assertGreater(march["painted"], march["total"] * 0.8, f"Q shades March: {march}")
+            self.assertEqual(p.inspect()["charts"]["sales"]["selection"], q.inspect()["charts"]["sales"]["selection"],
+                             "one selection, the same on both pages")
+            self.assertEqual(p.inspect()["charts"]["sales"]["seq"], q.inspect()["charts"]["sales"]["seq"])
+            p.leave("sales")
+            wait_until(lambda: q.selection_text("sales") == "", "Q clears the hover after P leaves",
+                       lambda: q.selection_text("sales"))
+            for browser in browsers:
+                self.assertEqual(browser.console_errors(), [])
+        finally:
+            for browser in browsers:
+                browser.quit()
+            for server in servers:
+                server.stop()
+            redis.stop()
+
+
 # Opens a WebSocket to the server's /ws from whatever page the browser shows and resolves with
 # what happened: whether it opened, whether a `welcome` arrived, and how it ended.
 PROBE_SOCKET_JS = """
@@ -1329,7 +1384,8 @@ def main():
     started = time.monotonic()
     suite = unittest.TestSuite([unittest.defaultTestLoader.loadTestsFromTestCase(DashboardInTwoBrowsers),
                                 unittest.defaultTestLoader.loadTestsFromTestCase(DashboardOverTLS),
-                                unittest.defaultTestLoader.loadTestsFromTestCase(AccessInTheBrowser)])
+                                unittest.defaultTestLoader.loadTestsFromTestCase(AccessInTheBrowser),
+                                unittest.defaultTestLoader.loadTestsFromTestCase(DashboardOnTwoInstances)])
     runner = unittest.TextTestRunner(verbosity=2, resultclass=CountingResult)
     result = runner.run(suite)
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
