@@ -42,9 +42,10 @@ extension ServerCore {
     /// another chart's snapshot or append), then round-robin from `session.nextChart` — unless
     /// this service pass already wrote `bulkBytesPerPass` of chart data (to anyone), or spent
     /// `bulkNanosecondsPerPass` since its first (snapshots are built then too): then the
-    /// viewer is asked again in the next pass, after the sockets were polled, so that input is
-    /// read and selections go out between the pieces of a big fan-out (a write's snapshots to
-    /// every viewer, a tick's appends) instead of after all of it.
+    /// viewer is held (`hold`) and woken in a later pass, after the sockets were polled, so that
+    /// input is read and selections go out between the pieces of a big fan-out (a write's
+    /// snapshots to every viewer, a tick's appends, a crowd's first snapshots) instead of after
+    /// all of it.
     private func nextChartFrame(for session: Session) -> NextFrame {
         let count = channels.count
         for channel in channels where isSelectionOnly(session.cursors[channel.index], on: channel) {
@@ -54,8 +55,11 @@ extension ServerCore {
         if dataBytesThisPass >= ServerCore.bulkBytesPerPass
             || (dataBytesThisPass > 0 && ServerCore.now() &- firstDataFrameAt >= ServerCore.bulkNanosecondsPerPass) {
             guard hasChartFrames(for: session) else { return .nothing }
-            metrics.dataWritesDeferred += 1
-            return .later
+            // Held for a later pass: not re-armed now (a crowd of held viewers asked again every
+            // pass would cost a callback each per pass), but queued and woken a batch at a time
+            // (`wakeHeldViewers`).
+            hold(session)
+            return .nothing
         }
         var index = session.nextChart
         var remaining = count
@@ -75,6 +79,7 @@ extension ServerCore {
             }
             if dataBytesThisPass == 0 { firstDataFrameAt = ServerCore.now() }
             dataBytesThisPass += frame.count
+            dataFramesThisPass += 1
             return NextFrame(sent(frame), morePending: more)
         }
         return .nothing
@@ -211,6 +216,33 @@ extension ServerCore {
     /// The smallest range holding both (`widen` in `web/js/model.js`).
     static func widen(_ a: ClosedRange<Double>, _ b: ClosedRange<Double>) -> ClosedRange<Double> {
         Swift.min(a.lowerBound, b.lowerBound)...Swift.max(a.upperBound, b.upperBound)
+    }
+
+    /// Queues `session` to be woken in a later pass (once, however often it is held).
+    /// - Complexity: O(1).
+    private func hold(_ session: Session) {
+        metrics.dataWritesDeferred += 1
+        guard !session.isHeld else { return }
+        session.isHeld = true
+        heldSessions.append(session)
+    }
+
+    /// Whether `connection`'s viewer is held for a later pass (its data waits; `nextFrame`
+    /// answered nothing although it has some).
+    func isHeld(_ connection: ViewerConnection) -> Bool { session(for: connection)?.isHeld ?? false }
+
+    /// End of a pass: wakes held viewers, in the order they were held, as many as the pass
+    /// served with chart data (at least 16), so the next passes serve them in turn without
+    /// asking the others again and again.
+    /// - Complexity: O(viewers woken).
+    func wakeHeldViewers() {
+        var budget = Swift.max(16, dataFramesThisPass)
+        while budget > 0, let session = heldSessions.popFirst() {
+            session.isHeld = false
+            guard session.rosterSlot >= 0, !session.closing else { continue }
+            session.connection.requestWrite()
+            budget -= 1
+        }
     }
 
     private func sent(_ frame: OutboundFrame) -> OutboundFrame {

@@ -55,6 +55,11 @@ extension ServerCore {
     /// - Complexity: O(viewers), plus O(charts) and one `ioctl` per viewer that made no write since the last sweep.
     func sweepSlowViewers(now: UInt64) {
         for session in roster where !session.closing {
+            if session.isHeld {
+                // Waiting for the server (held for a later pass), not for the viewer.
+                session.stuckSince = nil
+                continue
+            }
             // Progress: a frame was taken since the previous sweep, or the kernel's queue shrank
             // (libwebsockets drains a partial frame itself, with no writable callback meanwhile;
             // the kernel is asked only when no frame was taken).

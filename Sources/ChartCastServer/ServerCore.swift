@@ -98,6 +98,10 @@ final class ServerCore {
     static let bulkNanosecondsPerPass: UInt64 = 1_000_000
     /// When the current pass handed out its first frame of chart data (monotonic ns).
     var firstDataFrameAt: UInt64 = 0
+    /// Frames of chart data handed out in the current pass.
+    var dataFramesThisPass = 0
+    /// Viewers whose chart data waits for a later pass, in the order they were held.
+    var heldSessions = FIFOQueue<Session>()
     /// Applies of writes waiting for their turn, in order (`stageApply`); `alone`: a job that
     /// runs in a pass of its own.
     private var stagedApplies = FIFOQueue<(alone: Bool, work: () -> Void)>()
@@ -275,7 +279,9 @@ final class ServerCore {
     /// - Complexity: O(1) when nobody left; else O(charts), plus O(viewers) for the one wake.
     func finishServicePass(now: UInt64 = ServerCore.now()) {
         assertOwningThread()
+        if !heldSessions.isEmpty { wakeHeldViewers() }
         dataBytesThisPass = 0
+        dataFramesThisPass = 0
         if !stagedApplies.isEmpty { runStagedApplies(from: now) }
         guard departuresPending || wakePending else { return }
         var published = wakePending

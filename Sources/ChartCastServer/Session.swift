@@ -87,6 +87,8 @@ final class Session: RosterMember {
     var histories: [HistoryPart?]
     /// Round-robin start for the chart scan so one busy chart cannot starve the others.
     var nextChart = 0
+    /// Queued in `ServerCore.heldSessions`: its chart data waits for a later service pass.
+    var isHeld = false
     var viewersVersion = -1
     let rateLimiter: RateLimiter
     /// The budget this viewer's address shares with its other connections (`AddressBudgets`);

@@ -222,11 +222,6 @@ extension WebSocketServer {
             }
             return 0
         }
-        if next.isLater {
-            // The delegate holds the frame back for a later pass: ask again then.
-            connection.requestWrite()
-            return 0
-        }
         guard let close = connection.pendingClose else { return 0 }
         // Closing while the peer is still sending an oversize message would reset the
         // connection and lose the frames written before the close (the peer's kernel drops

@@ -24,16 +24,6 @@ public struct NextFrame {
     /// Nothing to write, nothing pending.
     @inlinable
     public static var nothing: NextFrame { NextFrame(frame: nil, morePending: false) }
-
-    /// Nothing to write in this service pass, but something is pending: the server asks for
-    /// the connection to be writable again, so the delegate is asked in the next pass (after
-    /// the sockets were polled once more).
-    @inlinable
-    public static var later: NextFrame { NextFrame(frame: nil, morePending: true) }
-
-    /// Whether this is `later`: no frame now, more pending.
-    @inlinable
-    public var isLater: Bool { frame == nil && morePending }
 }
 
 /// Receives the events of a `WebSocketServer` and decides its outbound frames.

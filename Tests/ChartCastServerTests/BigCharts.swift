@@ -75,7 +75,7 @@ final class BigCharts {
         var frames: [OutboundFrame] = []
         while true {
             let next = harness.core.nextFrame(for: connection)
-            if next.isLater { harness.core.finishServicePass(); continue }   // the next pass goes on
+            if next.frame == nil, harness.core.isHeld(connection) { harness.core.finishServicePass(); continue }   // woken next pass
             guard let frame = next.frame else { return frames }
             frames.append(frame)
         }

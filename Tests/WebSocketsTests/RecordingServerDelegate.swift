@@ -25,8 +25,7 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     private var outboxes: [WebSocketConnection: FIFOQueue<OutboundFrame>] = [:]
     /// Extra frames produced on demand for a connection id (flood tests). - Note: service thread only.
     var floodFrames: [Int: (frame: OutboundFrame, remaining: Int)] = [:]
-    /// Per connection id: how many pulls answer `.later` before the outbox is served.
-    var laterPulls: [Int: Int] = [:]
+
     /// Called at the end of every service pass. - Note: service thread only.
     var onPassEnd: (() -> Void)?
 
@@ -113,10 +112,6 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     func webSocketServer(_ server: WebSocketServer, nextFrameFor connection: WebSocketConnection) -> NextFrame {
         checkThread(server)
         locked { _pulls[connection.id, default: 0] += 1 }
-        if let later = laterPulls[connection.id], later > 0, hasMore(for: connection) {
-            laterPulls[connection.id] = later - 1
-            return .later
-        }
         if let frame = outboxes[connection]?.popFirst() {
             locked { _handedOut.append(ObjectIdentifier(frame)) }
             return NextFrame(frame, morePending: !understatePending && hasMore(for: connection))

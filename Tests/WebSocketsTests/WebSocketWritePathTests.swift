@@ -47,21 +47,6 @@ final class WebSocketWritePathTests: XCTestCase {
         client.close()
     }
 
-    func testLaterAsksAgainInALaterPassWithoutWriting() throws {
-        let (server, delegate, port) = try startServer()
-        defer { server.shutdown() }
-        let client = try BlockingWebSocketClient.connect(port: port)
-        XCTAssertTrue(eventually { delegate.opened.count == 1 })
-        let id = delegate.opened[0].id
-        server.perform { delegate.laterPulls[id] = 3 }
-        enqueue(["held", "then this"], on: server, delegate)
-        XCTAssertEqual(try client.receiveText(), "held", "the connection was asked again after each later")
-        XCTAssertEqual(try client.receiveText(), "then this")
-        Thread.sleep(forTimeInterval: 0.2)
-        XCTAssertEqual(delegate.pulls(id), 5, "three answers of later, then one pull per frame")
-        client.close()
-    }
-
     func testACloseWaitsForPendingFramesButNotForever() throws {
         let (server, delegate, port) = try startServer { $0.maxFramesAfterClose = 5 }
         defer { server.shutdown() }
