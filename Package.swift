@@ -18,7 +18,9 @@ let package = Package(
         ),
         // The only module that imports CLibWebsockets: safe server and client API (and CZlib, to
         // inflate permessage-deflate messages itself).
-        .target(name: "WebSockets", dependencies: ["CLibWebsockets", "CZlib"]),
+        // libev, the epoll loop libwebsockets can run on (its libev plugin, libwebsockets-evlib-ev).
+        .systemLibrary(name: "CLibev", providers: [.apt(["libev-dev"])]),
+        .target(name: "WebSockets", dependencies: ["CLibWebsockets", "CZlib", "CLibev"]),
         // C shim over the Debian zlib package: gzip request bodies, permessage-deflate messages.
         .systemLibrary(
             name: "CZlib",

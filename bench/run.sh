@@ -53,7 +53,9 @@ trap cleanup EXIT
 free_port() {
     local port
     while true; do
-        port=$(( (RANDOM % 20000) + 30000 ))
+        # Below the kernel's ephemeral range (32768–60999): the thousands of client connections a
+        # scenario opens take ports there, and one still held would make the next server's bind fail.
+        port=$(( (RANDOM % 12000) + 20000 ))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
     done
 }

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh run|test|bench|cluster
 set -euo pipefail
 
-run_packages=(libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev pkg-config)
+run_packages=(libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev pkg-config)
 test_packages=("${run_packages[@]}" chromium chromium-driver python3-selenium libwebsockets-test-server openssl curl redis-server)
 bench_packages=("${test_packages[@]}" util-linux)
 cluster_packages=("${run_packages[@]}" redis-server)

@@ -61,6 +61,7 @@ public final class ChartCastServer {
         configuration.customRequestHeaders = ["Idempotency-Key"]
         configuration.permessageDeflate = options.deflate
         configuration.reusePort = options.reusePort
+        configuration.eventLoop = options.eventLoop
         configuration.limits.maxWebSockets = options.maxViewers
         configuration.limits.maxConnectionsPerAddress = options.maxPerAddress
         configuration.limits.pingInterval = options.pingInterval

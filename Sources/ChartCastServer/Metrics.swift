@@ -18,7 +18,7 @@ struct Metrics {
     var bytesOut = 0
     /// Selection states a viewer never saw because a newer one replaced them first.
     var statesCoalesced = 0
-    /// Viewers' writes of chart data held for a later service pass (`ServerCore.bulkBytesPerPass`).
+    /// Viewers' writes of chart data held for a later service pass (`DataBudget`).
     var dataWritesDeferred = 0
     /// Snapshots sent again to viewers that fell off the append log.
     var snapshotsResent = 0

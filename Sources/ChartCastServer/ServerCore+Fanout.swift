@@ -40,8 +40,8 @@ extension ServerCore {
     /// The charts' turn: a chart whose only news for the viewer is its newest selection goes
     /// first (a selection is small and is what people interact with; it never waits behind
     /// another chart's snapshot or append), then round-robin from `session.nextChart` — unless
-    /// this service pass already wrote `bulkBytesPerPass` of chart data (to anyone), or spent
-    /// `bulkNanosecondsPerPass` since its first (snapshots are built then too): then the
+    /// this service pass already wrote its share of chart data to anyone (`DataBudget`: 256 KiB
+    /// or 1 ms, more while a crowd waits on a costly poll; snapshots are built then too): then the
     /// viewer is held (`hold`) and woken in a later pass, after the sockets were polled, so that
     /// input is read and selections go out between the pieces of a big fan-out (a write's
     /// snapshots to every viewer, a tick's appends, a crowd's first snapshots) instead of after
@@ -52,8 +52,7 @@ extension ServerCore {
             guard let frame = nextFrame(of: channel, for: session) else { continue }
             return NextFrame(sent(frame), morePending: hasChartFrames(for: session))
         }
-        if dataBytesThisPass >= ServerCore.bulkBytesPerPass
-            || (dataBytesThisPass > 0 && ServerCore.now() &- firstDataFrameAt >= ServerCore.bulkNanosecondsPerPass) {
+        if dataBudget.isSpent(now: ServerCore.now()) {
             guard hasChartFrames(for: session) else { return .nothing }
             // Held for a later pass: not re-armed now (a crowd of held viewers asked again every
             // pass would cost a callback each per pass), but queued and woken a batch at a time
@@ -77,9 +76,7 @@ extension ServerCore {
                 index = index + 1 == count ? 0 : index + 1
                 remaining -= 1
             }
-            if dataBytesThisPass == 0 { firstDataFrameAt = ServerCore.now() }
-            dataBytesThisPass += frame.count
-            dataFramesThisPass += 1
+            dataBudget.record(frame.count, now: ServerCore.now())
             return NextFrame(sent(frame), morePending: more)
         }
         return .nothing
@@ -236,7 +233,7 @@ extension ServerCore {
     /// asking the others again and again.
     /// - Complexity: O(viewers woken).
     func wakeHeldViewers() {
-        var budget = Swift.max(16, dataFramesThisPass)
+        var budget = Swift.max(16, dataBudget.frames)
         while budget > 0, let session = heldSessions.popFirst() {
             session.isHeld = false
             guard session.rosterSlot >= 0, !session.closing else { continue }

@@ -89,17 +89,8 @@ final class ServerCore {
     private var departuresPending = false
     /// A selection changed this pass: wake everyone at its end (`finishServicePass`).
     private var wakePending = false
-    /// Bytes of chart data (snapshots, appends, chart definitions) handed out in the current
-    /// service pass; see `nextChartFrame`.
-    var dataBytesThisPass = 0
-    /// Chart data one service pass writes before the rest waits for the next pass: bytes, and
-    /// time from the first such frame of the pass.
-    static let bulkBytesPerPass = 256 << 10
-    static let bulkNanosecondsPerPass: UInt64 = 1_000_000
-    /// When the current pass handed out its first frame of chart data (monotonic ns).
-    var firstDataFrameAt: UInt64 = 0
-    /// Frames of chart data handed out in the current pass.
-    var dataFramesThisPass = 0
+    /// This pass's share of chart data (`nextChartFrame`).
+    var dataBudget = DataBudget()
     /// Viewers whose chart data waits for a later pass, in the order they were held.
     var heldSessions = FIFOQueue<Session>()
     /// Applies of writes waiting for their turn, in order (`stageApply`); `alone`: a job that
@@ -279,9 +270,9 @@ final class ServerCore {
     /// - Complexity: O(1) when nobody left; else O(charts), plus O(viewers) for the one wake.
     func finishServicePass(now: UInt64 = ServerCore.now()) {
         assertOwningThread()
-        if !heldSessions.isEmpty { wakeHeldViewers() }
-        dataBytesThisPass = 0
-        dataFramesThisPass = 0
+        let held = !heldSessions.isEmpty
+        if held { wakeHeldViewers() }
+        dataBudget.finishPass(now: now, stillHeld: held)
         if !stagedApplies.isEmpty { runStagedApplies(from: now) }
         guard departuresPending || wakePending else { return }
         var published = wakePending

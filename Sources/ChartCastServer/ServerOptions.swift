@@ -1,4 +1,5 @@
 import ChartCastCluster
+import WebSockets
 import Foundation
 
 /// Everything `chartcast` can be told on the command line or through `CHARTCAST_*` variables.
@@ -67,6 +68,10 @@ public struct ServerOptions: Equatable, Sendable {
     /// Share the port with other processes started with it (`SO_REUSEPORT`, `--reuse-port`):
     /// several instances of one dashboard (`redis`) on one port, one per core.
     public var reusePort = false
+    /// The event loop the service thread runs on (`--event-loop`): an epoll loop of libev's
+    /// (the default; libwebsockets' poll loop when its libev plugin cannot be loaded), or
+    /// libwebsockets' own poll loop (`docs/performance.md`, "Event loop").
+    public var eventLoop: WebSocketEventLoop = .libev
     /// The Redis server that joins this instance with others into one dashboard
     /// (`docs/scale-out.md`); nil serves alone.
     public var redis: RedisEndpoint? = nil
@@ -168,6 +173,9 @@ extension ServerOptions {
       --reuse-port         share the port with the other     CHARTCAST_REUSE_PORT=1
                            instances started with it
                            (SO_REUSEPORT; with --redis)
+      --event-loop LOOP    libev (epoll through libev; poll  CHARTCAST_EVENT_LOOP (default libev)
+                           when its plugin is missing) or
+                           poll (libwebsockets' own poll())
       --no-memory-trim     keep freed memory after mass      CHARTCAST_NO_MEMORY_TRIM=1
                            departures (default: returned)
       --redis URL          share the dashboard with the      CHARTCAST_REDIS      (default: none, serve alone)
@@ -306,6 +314,11 @@ extension ServerOptions {
                 } catch {
                     throw OptionsError(description: "--redis: \(error)")
                 }
+            case "event-loop":
+                guard let loop = WebSocketEventLoop(rawValue: value.lowercased()) else {
+                    throw OptionsError(description: "--event-loop must be poll or libev, got \"\(value)\"")
+                }
+                options.eventLoop = loop
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw OptionsError(description: "--log-level must be error, warn, info or debug, got \"\(value)\"")
@@ -319,7 +332,7 @@ extension ServerOptions {
                      "no-auto-create", "data", "max-viewers", "max-per-address", "ping-interval", "idle-timeout",
                      "tls-cert", "tls-key",
                      "viewer-token", "metrics-token", "allow-origin", "max-rate-per-address",
-                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim", "redis", "snapshot-interval", "reuse-port"]
+                     "drag-lease", "max-backlog", "choke-timeout", "no-memory-trim", "redis", "snapshot-interval", "reuse-port", "event-loop"]
         let switches: Set<String> = ["deflate", "no-auto-create", "no-memory-trim", "reuse-port"]
         for name in names where name != "allow-origin" {
             let variable = "CHARTCAST_" + name.uppercased().replacingOccurrences(of: "-", with: "_")

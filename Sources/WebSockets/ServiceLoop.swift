@@ -51,6 +51,23 @@ final class ServiceLoop {
     /// set it to observe the check without stopping the process). Set before `start`.
     var threadViolationHandler: ((String) -> Void)?
 
+    /// The libev loop the context runs on (`WebSocketEventLoop.libev`); nil: libwebsockets' own
+    /// poll loop. Set before the context is created.
+    private(set) var evLoop: EvLoop?
+
+    /// Makes the libev loop a context will be created on (`lws_context_creation_info.foreign_loops`),
+    /// or nil when libev cannot. - Note: caller thread, before `lws_create_context` and `start`.
+    func makeEvLoop() -> EvLoop? {
+        evLoop = EvLoop()
+        return evLoop
+    }
+
+    /// Drops a libev loop whose context could not be created. - Note: caller thread, before `start`.
+    func discardEvLoop() {
+        evLoop?.destroy()
+        evLoop = nil
+    }
+
     /// The context, while it is alive. - Note: service thread only after `start`.
     var context: OpaquePointer? {
         condition.lock()
@@ -222,8 +239,13 @@ final class ServiceLoop {
         condition.unlock()
         if let context = context {
             drain()
+            evLoop?.startTimerWake(context: context)
             while !stopRequested {
-                if lws_service(context, 0) < 0 { break }
+                if let evLoop {
+                    evLoop.runOnce()
+                } else if lws_service(context, 0) < 0 {
+                    break
+                }
                 afterPass?()
             }
         }
@@ -237,9 +259,12 @@ final class ServiceLoop {
         pending.removeAll()
         condition.unlock()
         dropped.forEach { $0.abandon?() }
+        evLoop?.stopTimerWake()
         if let context = context {
             lws_context_destroy(context)
         }
+        evLoop?.destroy()
+        evLoop = nil
         condition.lock()
         contextPointer = nil
         condition.unlock()

@@ -129,7 +129,7 @@ public final class WebSocketServer {
         info.options = options
         applyLimits(to: &info, allocations: allocations, fileLimit: fileLimit)
 
-        let (created, libraryErrors) = LibraryErrorCapture.capturing { lws_create_context(&info) }
+        let (created, libraryErrors) = createContext(&info)
         guard let context = created else {
             if let shared { close(shared.fd) }
             if let tls { throw WebSocketError.listenFailed(tls.explain(libraryErrors: libraryErrors)) }
@@ -160,6 +160,7 @@ public final class WebSocketServer {
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: configuration.threadName)
         WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))\(tls == nil ? "" : " (TLS)")\(shared == nil ? "" : " (shared port)")")
+        WebSocketLog.log(.info, runningEventLoop == .libev ? "event loop: libev (epoll)" : "event loop: poll")
         return port
     }
 

@@ -59,6 +59,9 @@ public struct WebSocketServerConfiguration {
     public var reusePort: Bool = false
     /// Name of the service thread (visible in debuggers and `top -H`).
     public var threadName: String = "ws-server"
+    /// The event loop the service thread runs libwebsockets on (`.libev`: falls back to `.poll`,
+    /// with a warning, when libwebsockets cannot load its libev plugin).
+    public var eventLoop: WebSocketEventLoop = .libev
 
     /// A configuration for a server speaking `subprotocol`; everything else has a default.
     public init(subprotocol: String) {

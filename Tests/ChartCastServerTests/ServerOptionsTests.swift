@@ -13,6 +13,23 @@ final class ServerOptionsTests: XCTestCase {
         XCTAssertEqual(defaults.window, 60)
         XCTAssertFalse(defaults.deflate)
         XCTAssertEqual(defaults.logLevel, .info)
+        XCTAssertEqual(defaults.eventLoop, .libev)
+    }
+
+    private func pollLoop() -> ServerOptions {
+        var options = ServerOptions(dataDirectory: "chartcast-data")
+        options.eventLoop = .poll
+        return options
+    }
+
+    func testTheEventLoopIsChosenByFlagOrVariable() throws {
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--event-loop", "poll"], environment: [:]),
+                       .run(pollLoop()))
+        XCTAssertEqual(try ServerOptions.parse(arguments: ["--event-loop=LIBEV"], environment: ["CHARTCAST_EVENT_LOOP": "poll"]),
+                       .run(ServerOptions(dataDirectory: "chartcast-data")), "the flag wins")
+        XCTAssertEqual(try ServerOptions.parse(arguments: [], environment: ["CHARTCAST_EVENT_LOOP": "poll"]),
+                       .run(pollLoop()))
+        XCTAssertTrue(ServerOptions.usage.contains("--event-loop"))
     }
 
     func testFlagsInBothSpellingsAndEnvironmentWithFlagsWinning() throws {
@@ -104,6 +121,7 @@ final class ServerOptionsTests: XCTestCase {
             (["--tick", "nan"], [:], "--tick must be"),
             (["--window", "1"], [:], "--window must be"),
             (["--log-level", "loud"], [:], "--log-level must be"),
+            (["--event-loop", "epoll"], [:], "--event-loop must be poll or libev, got \"epoll\""),
             (["--colour"], [:], "unknown option --colour"),
             (["serve"], [:], "unexpected argument"),
             ([], ["CHARTCAST_PORT": "http"], "--port must be"),

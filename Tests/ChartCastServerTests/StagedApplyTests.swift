@@ -53,7 +53,7 @@ final class StagedApplyTests: XCTestCase {
     }
 }
 
-/// A service pass writes at most `bulkBytesPerPass` of chart data to all viewers together; the
+/// A service pass writes at most its `DataBudget` share of chart data to all viewers together; the
 /// viewers still owed some are held and woken a batch at a time in later passes, while
 /// selections still go out in this one.
 final class DataBudgetTests: XCTestCase {
@@ -77,7 +77,7 @@ final class DataBudgetTests: XCTestCase {
         }
         XCTAssertGreaterThan(written, 0, "at least one viewer is served in a pass")
         XCTAssertFalse(held.isEmpty, "the rest wait for the next pass")
-        XCTAssertLessThan(written, 2 * ServerCore.bulkBytesPerPass, "at most one frame past the budget")
+        XCTAssertLessThan(written, 2 * DataBudget.baseBytes, "at most one frame past the budget")
         // Over the budget, a selection still goes out in this pass.
         harness.core.receive(.text(ClientMessage.pointer(.init(chart: "hover", phase: .move, x: 130, y: 90, ref: "now")).encode()),
                              from: driver)

@@ -102,7 +102,7 @@ final class DSLTypeCheckTests: XCTestCase {
         // The system library targets ChartCast depends on (through the server) are found by their module maps.
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")
-        let systemModules = ["CLibWebsockets", "CZlib", "CSQLite", "CHiredis"].flatMap { ["-I", sources.appendingPathComponent($0).path] }
+        let systemModules = ["CLibWebsockets", "CLibev", "CZlib", "CSQLite", "CHiredis"].flatMap { ["-I", sources.appendingPathComponent($0).path] }
         process.arguments = ["-typecheck", "-I", modules.path] + systemModules
             + ["-module-cache-path", directory.appendingPathComponent("cache").path, file.path]
         process.currentDirectoryURL = directory
