@@ -102,10 +102,18 @@ def main():
             if status != 200:
                 sys.exit(f"history-read: read answered {status}: {body[:200]!r}")
             returned = sum(len(s["points"]) for s in json.loads(body)["series"])
+        first, last = (lambda points: (points[0][0], points[-1][0]))(json.loads(body)["series"][0]["points"])
+        # Every point is still there: a slice at full resolution counts them.
+        status, slice_body = request(port, "GET", f"/api/charts/{CHART}/points?from=0&to=99999&max=1000000")
+        sliced = sum(len(s["points"]) for s in json.loads(slice_body)["series"])
+        if first != 0 or last != TOTAL - 1 or (TOTAL >= 100_000 and sliced != 100_000):
+            sys.exit(f"history-read: the stored range is [{first}, {last}] with {sliced:,} points in [0, 99999]; "
+                     f"expected [0, {TOTAL - 1}] and 100,000")
         times.sort()
         print(f"history-read: GET points?max=2000 over {TOTAL:,} stored points, {READS} reads: "
               f"min {times[0]:.1f} ms, median {statistics.median(times):.1f} ms, "
-              f"max {times[-1]:.1f} ms; {returned:,} points returned, {len(body):,} bytes")
+              f"max {times[-1]:.1f} ms; {returned:,} points returned, {len(body):,} bytes, x from {first} to {last}; "
+              f"[0, 99999] at full resolution: {sliced:,} points")
     finally:
         server.terminate()
         server.wait(timeout=30)
