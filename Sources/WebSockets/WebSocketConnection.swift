@@ -132,9 +132,16 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
         return pendingClose == nil || framesSinceClose < server.configuration.maxFramesAfterClose
     }
 
-    /// Counts one written frame against the bound on frames after a close.
-    func didWriteFrame() {
+    /// Frames written to this connection whose write libwebsockets could not hand to the kernel
+    /// whole (it kept the rest, `hasPartialWrite` right after `lws_write`): a full socket, or a
+    /// frame over the protocol's `tx_packet_size`. - Note: service thread only.
+    public private(set) var framesLeftPartial = 0
+
+    /// Counts one written frame against the bound on frames after a close, and whether lws kept
+    /// part of it (`partial`).
+    func didWriteFrame(partial: Bool) {
         if pendingClose != nil { framesSinceClose += 1 }
+        if partial { framesLeftPartial += 1 }
     }
 
     public static func == (lhs: WebSocketConnection, rhs: WebSocketConnection) -> Bool {

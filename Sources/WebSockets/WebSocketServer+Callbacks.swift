@@ -23,9 +23,14 @@ extension WebSocketServer {
         // Each WebSocket connection's receive buffer (lws allocates it at the upgrade; 0 would
         // mean `pt_serv_buf_size`, 32 KiB). Viewers send messages of a few hundred bytes; a
         // bigger one (a `publish` up to `maxMessageBytes`) arrives in 2 KiB pieces, which the
-        // connection's `MessageAssembler` joins. Measured: 0.7 KiB less resident memory per
-        // idle viewer (docs/performance.md).
+        // connection's `MessageAssembler` joins. Measured: 6.2-6.4 KiB resident per idle viewer
+        // against 8.2-8.4 KiB with 32 KiB (docs/performance.md, "Memory per idle viewer").
         protocols[0].rx_buffer_size = 2048
+        // What one send may carry. lws caps each send at `tx_packet_size`, or when that is 0 at
+        // `rx_buffer_size`: without this, a 100 KB snapshot would go out 2 KiB per writable
+        // callback (ingest100 measured a 5x worse hover p99 so). 32 KiB, `pt_serv_buf_size`, as
+        // before the receive buffer shrank.
+        protocols[0].tx_packet_size = 32 * 1024
         return protocols
     }
 
@@ -221,7 +226,7 @@ extension WebSocketServer {
                 WebSocketLog.log(.info, "write failed on connection \(connection.id)")
                 return -1
             }
-            connection.didWriteFrame()
+            connection.didWriteFrame(partial: lws_partial_buffered(wsi) != 0)
             if next.morePending || connection.pendingClose != nil {
                 connection.requestWrite()
             }

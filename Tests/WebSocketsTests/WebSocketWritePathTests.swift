@@ -30,6 +30,25 @@ final class WebSocketWritePathTests: XCTestCase {
         client.close()
     }
 
+    /// A frame of 12 KB goes to the kernel in one write: lws caps each send at the
+    /// protocol's `tx_packet_size` (or, when 0, at its receive buffer, 2 KiB here), and a
+    /// snapshot sent 2 KiB per writable callback held every other viewer's selection back.
+    func testAFrameOfTwelveKilobytesIsWrittenWholeToAReadingClient() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let text = String(repeating: "x", count: 12_000)
+        for _ in 0..<10 {
+            // One at a time, each into an empty socket: nothing makes the kernel refuse part of it.
+            enqueue([text], on: server, delegate)
+            XCTAssertEqual(try client.receiveText().count, text.count)
+        }
+        let partial = server.performAndWait(timeout: 5) { server.openConnections.first?.framesLeftPartial }
+        XCTAssertEqual(partial, 0, "no frame was left partly written")
+        client.close()
+    }
+
     func testMorePendingFalseLeavesTheRestUntilTheNextRequest() throws {
         let delegate = RecordingServerDelegate()
         delegate.understatePending = true
