@@ -128,14 +128,23 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
 
     /// Whether the delegate may still be asked for a frame: always, until a close was queued
     /// and `maxFramesAfterClose` frames have gone out since.
-    var mayTakeFrame: Bool {
-        return pendingClose == nil || framesSinceClose < server.configuration.maxFramesAfterClose
+    var mayTakeFrame: Bool { mayTakeFrame(afterPending: 0) }
+
+    /// `mayTakeFrame` with `pending` frames already taken and not yet written (a batch).
+    func mayTakeFrame(afterPending pending: Int) -> Bool {
+        return pendingClose == nil || framesSinceClose + pending < server.configuration.maxFramesAfterClose
     }
 
     /// Frames written to this connection whose write libwebsockets could not hand to the kernel
     /// whole (it kept the rest, `hasPartialWrite` right after `lws_write`): a full socket, or a
     /// frame over the protocol's `tx_packet_size`. - Note: service thread only.
     public private(set) var framesLeftPartial = 0
+
+    /// Writes that carried several frames in one send (`FrameBatch`). - Note: service thread only.
+    public private(set) var batchedWrites = 0
+
+    /// Counts one write of several frames.
+    func didWriteBatch() { batchedWrites += 1 }
 
     /// Counts one written frame against the bound on frames after a close, and whether lws kept
     /// part of it (`partial`).

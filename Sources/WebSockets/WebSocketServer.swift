@@ -18,6 +18,8 @@ public final class WebSocketServer {
     /// The configuration given at `init`.
     public let configuration: WebSocketServerConfiguration
     let loop = ServiceLoop()
+    /// The buffer small frames are batched in before one send. - Note: service thread only.
+    let frameBatch = FrameBatch()
     var delegate: WebSocketServerDelegate?
     let files: StaticFileResolver?
     /// Copies request heads out of libwebsockets (with the configured custom headers).

@@ -49,6 +49,52 @@ final class WebSocketWritePathTests: XCTestCase {
         client.close()
     }
 
+    /// Frames of 0 to 4,000 bytes (both header lengths), text and binary, and one frame too big
+    /// to batch in the middle.
+    private func mixedFrames() -> [OutboundFrame] {
+        var frames: [OutboundFrame] = []
+        for (i, size) in [0, 1, 125, 126, 127, 300, 4_000, 65, 20_000, 7, 126, 2].enumerated() {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
+            frames.append(i % 3 == 1 ? OutboundFrame(binary: bytes) : OutboundFrame(textBytes: bytes.map { 0x41 + $0 % 26 }))
+        }
+        return frames
+    }
+
+    func testSmallFramesReadyTogetherGoOutInOneSendFramedExactlyAndInOrder() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let raw = try RawWebSocket(port: port, subprotocol: testSubprotocol)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let frames = mixedFrames()
+        server.perform {
+            guard let connection = server.openConnections.first else { return }
+            for frame in frames { delegate.enqueue(frame, to: connection) }
+        }
+        for (i, sent) in frames.enumerated() {
+            let got = try XCTUnwrap(raw.readFrame(), "frame \(i)")
+            XCTAssertTrue(got.fin, "frame \(i): one whole message")
+            XCTAssertEqual(got.opcode, sent.isBinary ? 0x2 : 0x1, "frame \(i)")
+            XCTAssertEqual(got.payload, sent.bytes, "frame \(i): \(sent.count) bytes")
+        }
+        let (batched, pulls) = try XCTUnwrap(server.performAndWait(timeout: 5) {
+            (server.openConnections.first?.batchedWrites ?? -1, delegate.pulls(delegate.opened[0].id))
+        })
+        XCTAssertGreaterThanOrEqual(batched, 1, "small frames shared a send")
+        XCTAssertLessThanOrEqual(batched, 3, "a batch holds many frames")
+        XCTAssertEqual(pulls, frames.count, "one pull per frame, none after the last")
+    }
+
+    func testWithPermessageDeflateEveryFrameIsItsOwnWrite() throws {
+        let (server, delegate, port) = try startServer { $0.permessageDeflate = true }
+        defer { server.shutdown() }
+        let client = try BlockingWebSocketClient.connect(port: port)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        enqueue(["a", "b", "c", "d"], on: server, delegate)
+        for text in ["a", "b", "c", "d"] { XCTAssertEqual(try client.receiveText(), text) }
+        XCTAssertEqual(server.performAndWait(timeout: 5) { server.openConnections.first?.batchedWrites }, 0)
+        client.close()
+    }
+
     func testMorePendingFalseLeavesTheRestUntilTheNextRequest() throws {
         let delegate = RecordingServerDelegate()
         delegate.understatePending = true
