@@ -1,0 +1,93 @@
+import CLibWebsockets
+
+/// The write path: what one `SERVER_WRITEABLE` callback sends.
+extension WebSocketServer {
+    /// Writes one frame as its own WebSocket message. - Returns: false when the write failed.
+    private func write(_ frame: OutboundFrame, on connection: WebSocketConnection, wsi: OpaquePointer) -> Bool {
+        let flags = cc_write_flags(1, frame.isBinary ? 1 : 0, 1)
+        if cc_lws_write(wsi, frame.payload, frame.count, flags) < 0 {
+            WebSocketLog.log(.info, "write failed on connection \(connection.id)")
+            return false
+        }
+        connection.didWriteFrame(partial: lws_partial_buffered(wsi) != 0)
+        return true
+    }
+
+    /// Whether small frames are batched into one send: not with permessage-deflate (lws must
+    /// compress each message).
+    private var batchesFrames: Bool { !configuration.permessageDeflate }
+
+    /// Frames `first` and the delegate's next frames while it has more and they are small and
+    /// fit (`FrameBatch`), writes them in one send, then a frame that did not fit on its own.
+    /// - Returns: whether the delegate has more after these; nil when a write failed.
+    private func writeBatch(startingWith first: OutboundFrame, on connection: WebSocketConnection,
+                            wsi: OpaquePointer) -> Bool? {
+        let batch = frameBatch
+        batch.reset()
+        batch.append(first)
+        var more = true
+        var leftOver: OutboundFrame?
+        while more && connection.mayTakeFrame(afterPending: batch.frames) {
+            let next = delegate?.webSocketServer(self, nextFrameFor: connection) ?? .nothing
+            more = next.morePending
+            guard let frame = next.frame else { break }
+            if FrameBatch.admits(frame) && batch.fits(frame) {
+                batch.append(frame)
+            } else {
+                leftOver = frame
+                break
+            }
+        }
+        let frames = batch.frames
+        if frames == 1 {
+            guard write(first, on: connection, wsi: wsi) else { return nil }
+        } else {
+            guard batch.write(to: wsi) else {
+                WebSocketLog.log(.info, "write failed on connection \(connection.id)")
+                return nil
+            }
+            let partial = lws_partial_buffered(wsi) != 0
+            for index in 0..<frames { connection.didWriteFrame(partial: partial && index == frames - 1) }
+            connection.didWriteBatch()
+        }
+        if let leftOver, !write(leftOver, on: connection, wsi: wsi) { return nil }
+        return more
+    }
+
+    /// `SERVER_WRITEABLE`: the delegate's next frame — or, when it has more and they are small,
+    /// the next several in one send (`writeBatch`) — as the delegate decides; the queued close
+    /// once the delegate has nothing more (or the bound on frames after a close is reached).
+    ///
+    /// The only place that re-arms a connection after a write: while the delegate reported
+    /// more pending, or a close is queued.
+    func writable(_ connection: WebSocketConnection, wsi: OpaquePointer) -> Int32 {
+        connection.writeArmed = false
+        let next = connection.mayTakeFrame ? delegate?.webSocketServer(self, nextFrameFor: connection) ?? .nothing : .nothing
+        if let frame = next.frame {
+            var morePending = next.morePending
+            if morePending, batchesFrames, FrameBatch.admits(frame) {
+                // Small frames ready together go out in one send (`FrameBatch`).
+                guard let more = writeBatch(startingWith: frame, on: connection, wsi: wsi) else { return -1 }
+                morePending = more
+            } else {
+                guard write(frame, on: connection, wsi: wsi) else { return -1 }
+            }
+            if morePending || connection.pendingClose != nil {
+                connection.requestWrite()
+            }
+            return 0
+        }
+        guard let close = connection.pendingClose else { return 0 }
+        // Closing while the peer is still sending an oversize message would reset the
+        // connection and lose the frames written before the close (the peer's kernel drops
+        // its receive buffer on a reset). Wait until the rest has been read and dropped;
+        // `received` re-arms then, and the close timeout bounds a peer that never stops. A frame
+        // claiming more than `MessageAssembler.maxDrainBytes` is not waited for.
+        if connection.assembler.closeWaitsForRest { return 0 }
+        var reason = close.reason
+        reason.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), buffer.baseAddress, buffer.count)
+        }
+        return -1
+    }
+}
