@@ -29,16 +29,19 @@ struct DataBudget {
     private(set) var nanoseconds = DataBudget.baseNanoseconds
     private(set) var byteLimit = DataBudget.baseBytes
 
-    /// Whether this pass has written its share (a viewer's chart data must then wait).
+    /// Whether this pass has written its share (a viewer's chart data must then wait). `now` is
+    /// read only when the pass has written some, so a pass that wrote none reads no clock.
     /// - Complexity: O(1).
-    func isSpent(now: UInt64) -> Bool {
-        bytes >= byteLimit || (bytes > 0 && now &- firstFrameAt >= nanoseconds)
+    func isSpent(now: @autoclosure () -> UInt64) -> Bool {
+        bytes >= byteLimit || (bytes > 0 && now() &- firstFrameAt >= nanoseconds)
     }
 
-    /// Counts one frame of chart data handed out at `now`; the first of a pass sets its share.
+    /// Counts one frame of chart data handed out at `now` (read for the pass's first frame only,
+    /// which sets its share).
     /// - Complexity: O(1).
-    mutating func record(_ frameBytes: Int, now: UInt64) {
+    mutating func record(_ frameBytes: Int, now: @autoclosure () -> UInt64) {
         if bytes == 0 {
+            let now = now()
             firstFrameAt = now
             var share = DataBudget.baseNanoseconds
             if let ended = busyPassEndedAt, now > ended {
