@@ -24,13 +24,15 @@ extension WebSocketServer {
                             wsi: OpaquePointer) -> Bool? {
         let batch = frameBatch
         batch.reset()
-        batch.append(first)
         var more = true
         var leftOver: OutboundFrame?
-        while more && connection.mayTakeFrame(afterPending: batch.frames) {
+        // `first` is copied into the batch only once a second frame joins it.
+        while more && connection.mayTakeFrame(afterPending: max(1, batch.frames)) {
             let next = delegate?.webSocketServer(self, nextFrameFor: connection) ?? .nothing
             more = next.morePending
             guard let frame = next.frame else { break }
+            // Two admitted frames always fit together.
+            if batch.frames == 0 && FrameBatch.admits(frame) { batch.append(first) }
             if FrameBatch.admits(frame) && batch.fits(frame) {
                 batch.append(frame)
             } else {
@@ -39,7 +41,7 @@ extension WebSocketServer {
             }
         }
         let frames = batch.frames
-        if frames == 1 {
+        if frames == 0 {
             guard write(first, on: connection, wsi: wsi) else { return nil }
         } else {
             guard batch.write(to: wsi) else {
