@@ -36,6 +36,15 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var pendingClose: (code: UInt16, reason: [UInt8])?
     /// Frames written since the close was queued (bounded, so a close always happens).
     var framesSinceClose = 0
+    /// When the peer was last heard from (opened, a message chunk, a pong), on the coarse
+    /// monotonic clock in ns (`WebSocketServer.idleClock`; the idle sweep compares it).
+    var lastHeard = WebSocketServer.idleClock()
+    /// A ping went out (or is due) for the current silence.
+    var pinged = false
+    /// A ping is due: the next writable callback writes it before any frame.
+    var pingDue = false
+    /// The idle sweep hung up on this connection (it closes in the next service pass).
+    var hungUp = false
     private var storedUserData: AnyObject?
 
     init(id: Int, remoteAddress: String, handshake: HTTPRequest, server: WebSocketServer, wsi: OpaquePointer, maxMessageSize: Int) {

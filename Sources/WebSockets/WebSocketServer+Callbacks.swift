@@ -53,6 +53,9 @@ extension WebSocketServer {
             guard let connection = session.connection else { return 0 }
             received(connection, wsi: wsi, input: input, length: length)
             return 0
+        case LWS_CALLBACK_RECEIVE_PONG:
+            if let connection = session.connection { heard(from: connection) }
+            return 0
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let connection = session.connection else { return 0 }
             return writable(connection, wsi: wsi)
@@ -155,8 +158,6 @@ extension WebSocketServer {
         }
         nextConnectionID += 1
         connections[connection.id] = connection
-        // Arms the idle timer: a ping after `pingInterval` of silence, a hang-up after `idleTimeout`.
-        if configuration.limits.watchesIdleness { lws_validity_confirmed(wsi) }
         delegate?.webSocketServer(self, didOpen: connection)
         if isShuttingDown {
             connection.close(code: shutdownCloseCode, reason: "server shutting down")
@@ -167,9 +168,7 @@ extension WebSocketServer {
     /// `RECEIVE`: one chunk into the assembler (inflated first when the message is compressed);
     /// a whole message goes to the delegate.
     private func received(_ connection: WebSocketConnection, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        if configuration.limits.watchesIdleness {
-            lws_validity_confirmed(wsi)  // a peer that talks is alive: the idle timer starts over
-        }
+        heard(from: connection)   // a peer that talks is alive: its silence starts over
         let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length > 0 ? length : 0)
         let binary = lws_frame_is_binary(wsi) != 0
         let final = lws_is_final_fragment(wsi) != 0

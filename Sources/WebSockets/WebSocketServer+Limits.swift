@@ -5,8 +5,8 @@ import Foundation
 ///
 /// - Request heads: one header table per connection (the pool is as large as the file limit, so
 ///   slow clients never make others wait for a table), held at most `headerTimeout` seconds.
-/// - Idle WebSockets: libwebsockets' validity timer (`retry_and_idle_policy`) pings after
-///   `pingInterval` seconds without a message or pong and hangs up after `idleTimeout`.
+/// - Idle WebSockets: the idle sweep (`WebSocketServer+Idle.swift`) pings after `pingInterval`
+///   seconds without a message or pong and hangs up after `idleTimeout`.
 /// - Connections: refused at accept (`FILTER_NETWORK_CONNECTION`) with a `503` written straight
 ///   to the socket when the accepted descriptor is within `reservedFileDescriptors` of the
 ///   process limit, or the peer's address already has `maxConnectionsPerAddress` open. The
@@ -35,15 +35,12 @@ extension WebSocketServer {
             }
         }
         info.token_limits = UnsafePointer(tokenLimits)
-        if limits.watchesIdleness {
-            let policy = allocations.array(of: lws_retry_bo_t.self, count: 1)
-            let hangup = limits.idleTimeout > 0 ? limits.idleTimeout : Int(UInt16.max)
-            // A ping interval at or past the hangup makes libwebsockets hang up without pinging.
-            let ping = limits.pingInterval > 0 ? min(limits.pingInterval, hangup) : hangup
-            policy.pointee.secs_since_valid_ping = UInt16(clamping: ping)
-            policy.pointee.secs_since_valid_hangup = UInt16(clamping: hangup)
-            info.retry_and_idle_policy = UnsafePointer(policy)
-        }
+        // libwebsockets' validity timer stays disarmed (hang-up 0): the idle sweep pings and
+        // hangs up instead (`WebSocketServer+Idle.swift` says why).
+        let policy = allocations.array(of: lws_retry_bo_t.self, count: 1)
+        policy.pointee.secs_since_valid_ping = 0
+        policy.pointee.secs_since_valid_hangup = 0
+        info.retry_and_idle_policy = UnsafePointer(policy)
         // Text messages (also fragmented) that are not UTF-8 close with 1007. With permessage-deflate
         // libwebsockets hands the payload over compressed, so `received` checks the inflated text.
         if !configuration.permessageDeflate {

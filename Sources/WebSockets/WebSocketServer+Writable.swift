@@ -64,6 +64,12 @@ extension WebSocketServer {
     /// more pending, or a close is queued.
     func writable(_ connection: WebSocketConnection, wsi: OpaquePointer) -> Int32 {
         connection.writeArmed = false
+        if connection.pingDue {
+            // The ping alone in this callback; the frames pending follow in the next.
+            guard writePing(on: connection, wsi: wsi) else { return -1 }
+            connection.requestWrite()
+            return 0
+        }
         let next = connection.mayTakeFrame ? delegate?.webSocketServer(self, nextFrameFor: connection) ?? .nothing : .nothing
         if let frame = next.frame {
             var morePending = next.morePending

@@ -32,6 +32,8 @@ public final class WebSocketServer {
     /// Open WebSocket connections by id, for enumeration and shutdown; callbacks find their
     /// connection through the wsi's per-session user data instead. - Note: service thread only.
     var connections: [Int: WebSocketConnection] = [:]
+    /// The ping frame, with the headroom `lws_write` needs (`writePing`). - Note: service thread only.
+    let pingFrame = OutboundFrame(textBytes: Array("ping".utf8))
     /// Scratch space for HTTP headers and body chunks. - Note: service thread only.
     let httpScratch: UnsafeMutableRawPointer
     static let httpChunkSize = 16 * 1024
@@ -161,6 +163,7 @@ public final class WebSocketServer {
         loop.afterPass = { self.delegate?.webSocketServerDidFinishServicePass(self) }
         loop.afterDestroy = { self.didDestroyContext() }
         loop.start(name: configuration.threadName)
+        _ = loop.perform { self.startIdleSweep() }
         WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))\(tls == nil ? "" : " (TLS)")\(shared == nil ? "" : " (shared port)")")
         WebSocketLog.log(.info, runningEventLoop == .libev ? "event loop: libev (epoll)" : "event loop: poll")
         return port

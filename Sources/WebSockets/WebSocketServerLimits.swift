@@ -30,8 +30,7 @@ public struct WebSocketServerLimits: Equatable, Sendable {
     /// closed without an answer: libwebsockets 4.1 gives no chance to answer it.
     public var headerBufferBytes: Int = 32 * 1024
 
-    /// Whether WebSockets are pinged or hung up on at all (libwebsockets' own 300 s / 310 s
-    /// applies to a timer that is armed without a policy, so none is armed then).
+    /// Whether WebSockets are pinged or hung up on at all (the idle sweep runs only then).
     var watchesIdleness: Bool { idleTimeout > 0 || pingInterval > 0 }
 
     /// The defaults: no connection caps, 10 s for a request head, ping after 30 s, close after 75 s.

@@ -83,6 +83,26 @@ public final class RawWebSocket {
         }
     }
 
+    /// The next frame from the server within `timeout` seconds; nil when none came by then or
+    /// the connection closed.
+    public func readFrame(timeout: Double) -> Frame? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            if let (frame, used) = RawWebSocket.parse(buffer) {
+                buffer.removeFirst(used)
+                return frame
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var pfd = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(min(left, 1) * 1000) + 1) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let n = recv(connection.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { return nil }
+            if n > 0 { buffer += chunk[0..<n] }
+        }
+    }
+
     /// Reads frames until a close frame (its code, or 1005 for none) or the end of the
     /// connection (nil); pings and data frames on the way are skipped.
     public func readCloseCode() -> UInt16? {

@@ -91,6 +91,49 @@ final class WebSocketLimitsTests: XCTestCase {
         honest.close()
     }
 
+    func testAPeerThatKeepsTalkingIsNeverPingedNorClosed() throws {
+        let (server, delegate, port) = try startServer {
+            $0.limits.pingInterval = 1
+            $0.limits.idleTimeout = 2
+        }
+        defer { server.shutdown(grace: 0.1) }
+        let talker = try RawWebSocket(port: port, subprotocol: testSubprotocol)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        // A message every 0.4 s for 3.2 s: past the idle timeout, never silent for a ping interval.
+        for index in 0..<8 {
+            Thread.sleep(forTimeInterval: 0.4)
+            XCTAssertTrue(talker.send(first: 0x81, payload: Array("m\(index)".utf8)), "still open after \(index) messages")
+        }
+        XCTAssertFalse(talker.waitForEnd(timeout: 0.3), "a talking peer is not hung up on")
+        let frames = talker.bufferedFrames()
+        XCTAssertEqual(frames.filter { $0.opcode == 0x9 }.count, 0, "nor pinged: each message starts its silence over")
+        XCTAssertEqual(frames.filter { $0.opcode == 0x1 }.count, 8, "every message was echoed")
+        XCTAssertEqual(delegate.closed.count, 0)
+    }
+
+    func testAPongAloneKeepsAQuietPeerOpen() throws {
+        let (server, delegate, port) = try startServer {
+            $0.limits.pingInterval = 1
+            $0.limits.idleTimeout = 2
+        }
+        defer { server.shutdown(grace: 0.1) }
+        let quiet = try RawWebSocket(port: port, subprotocol: testSubprotocol)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        // Sends nothing but the pongs its pings ask for, for three idle timeouts.
+        var pings = 0
+        let deadline = Date(timeIntervalSinceNow: 6)
+        while Date() < deadline, let frame = quiet.readFrame(timeout: deadline.timeIntervalSinceNow) {
+            guard frame.opcode == 0x9 else { continue }
+            pings += 1
+            XCTAssertFalse(frame.payload.isEmpty, "the ping carries a payload for the pong to echo")
+            XCTAssertTrue(quiet.send(first: 0x8A, payload: frame.payload))
+        }
+        XCTAssertGreaterThanOrEqual(pings, 3, "one ping per silence of a ping interval")
+        XCTAssertEqual(delegate.closed.count, 0, "answered pings keep the connection")
+        XCTAssertTrue(quiet.send(first: 0x81, payload: Array("here".utf8)))
+        XCTAssertEqual(quiet.readFrame()?.opcode, 0x1)
+    }
+
     func testHandshakesBeyondTheWebSocketCapAre503() throws {
         let (server, delegate, port) = try startServer { $0.limits.maxWebSockets = 2 }
         defer { server.shutdown(grace: 0.1) }
