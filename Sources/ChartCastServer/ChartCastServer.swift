@@ -206,6 +206,13 @@ public final class ChartCastServer {
     /// The bound port (after `start()`).
     public var port: Int { server.port }
 
+    /// What the transport runs on, for the start-up log: the event loop and the file-descriptor
+    /// limit (raised to the hard limit). After `start()`.
+    public var transportSummary: String {
+        let loop = server.runningEventLoop == .libev ? "event loop: libev (epoll)" : "event loop: poll"
+        return "\(loop); \(server.fileLimitSummary)"
+    }
+
     /// Sends close 1001 to every viewer, waits at most half a second for them, and stops.
     /// Safe to call from any thread but the service thread; idempotent.
     public func shutdown() {

@@ -8,18 +8,29 @@ enum ListenSupport {
     ///
     /// Thousands of sockets need thousands of descriptors; the default soft
     /// limit (often 1024) is far below what the hard limit allows.
-    static func raiseFileLimit() -> Int {
+    static func raiseFileLimit() -> Int { raiseFileLimitReporting().limit }
+
+    /// `raiseFileLimit`, also returning the soft limit before, when it was raised.
+    static func raiseFileLimitReporting() -> (limit: Int, raisedFrom: Int?) {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, nil) }
+        var raisedFrom: Int?
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max
             if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 {
+                raisedFrom = Int(min(limit.rlim_cur, 1 << 20))
                 limit = raised
             }
         }
         // RLIM_INFINITY would make libwebsockets allocate a table per possible fd.
-        return Int(min(limit.rlim_cur, 1 << 20))
+        return (Int(min(limit.rlim_cur, 1 << 20)), raisedFrom)
+    }
+
+    /// The log line saying how many descriptors the server has (and that it raised the limit).
+    static func fileLimitLine(_ limit: Int, raisedFrom: Int?) -> String {
+        guard let raisedFrom else { return "file descriptors: limit \(limit) (the hard limit)" }
+        return "file descriptors: soft limit raised from \(raisedFrom) to \(limit) (the hard limit)"
     }
 
     /// How libwebsockets should be asked to listen for a configured host.

@@ -48,6 +48,9 @@ public final class WebSocketServer {
     var pendingPeerAddress: String?
     /// The process's file-descriptor limit, as the context was sized for it.
     var fileDescriptorLimit = 1024
+    /// The file-descriptor limit the server runs with, as logged at start
+    /// (`file descriptors: soft limit raised from 1024 to 20000 (the hard limit)`).
+    public private(set) var fileLimitSummary = ""
     /// The listening socket made here for a shared port (`reusePort`), once adopted.
     var sharedListener: Int32?
 
@@ -98,7 +101,7 @@ public final class WebSocketServer {
         } else if let reason = ListenSupport.probe(address: address, port: configuration.port) {
             throw WebSocketError.listenFailed("cannot listen on \(where_): \(reason)")
         }
-        let fileLimit = ListenSupport.raiseFileLimit()
+        let (fileLimit, raisedFrom) = ListenSupport.raiseFileLimitReporting()
         WebSocketLog.installInLibrary()
 
         let allocations = CAllocations()
@@ -166,6 +169,8 @@ public final class WebSocketServer {
         _ = loop.perform { self.startIdleSweep() }
         WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))\(tls == nil ? "" : " (TLS)")\(shared == nil ? "" : " (shared port)")")
         WebSocketLog.log(.info, runningEventLoop == .libev ? "event loop: libev (epoll)" : "event loop: poll")
+        fileLimitSummary = ListenSupport.fileLimitLine(fileLimit, raisedFrom: raisedFrom)
+        WebSocketLog.log(.info, fileLimitSummary)
         return port
     }
 

@@ -51,6 +51,7 @@ var writers = options.writeToken == nil ? "writes from loopback only" : "writes 
 if options.viewerToken != nil { writers += "; viewers need the viewer token" }
 let scheme = options.tlsCertificate == nil ? "http" : "https"
 logger.info("ChartCast listening on \(scheme)://\(shownHost):\(port)/ (WebSocket /ws\(options.tlsCertificate == nil ? "" : " over TLS"), API /api, page \(options.webRoot ?? "none")); serving \(served); \(writers)")
+logger.info(server.transportSummary)
 
 var signalSources: [DispatchSourceSignal] = []
 for signalNumber in [SIGINT, SIGTERM] {

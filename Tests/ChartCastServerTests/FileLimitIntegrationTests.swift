@@ -17,6 +17,27 @@ final class FileLimitIntegrationTests: XCTestCase {
         return user + system
     }
 
+    func testTheServerRaisesItsSoftFileLimitToTheHardLimitAndSaysSo() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { throw XCTSkip("no prlimit") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        process.arguments = ["--nofile=256:4096", LaunchedServer.binary.path, "--port", "0", "--data", "none"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        let log = LogCollector(stderr.fileHandleForReading)
+        guard log.waitForPort() != nil else { throw TestFailure("no port reported: \(log.text)") }
+        XCTAssertTrue(eventually { log.lines(containing: "file descriptors: soft limit raised from 256 to 4096 (the hard limit)") == 1 },
+                      log.text)
+        let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+        let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+        XCTAssertEqual(openFiles?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2).map(String.init),
+                       ["4096", "4096"], "soft and hard limits of the running server")
+        XCTAssertEqual(log.lines(containing: "event loop: libev (epoll)"), 1, "the same line names the event loop")
+    }
+
     func testNearTheFileLimitConnectionsAre503AndTheServerRecovers() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { throw XCTSkip("no prlimit") }
         let process = Process()

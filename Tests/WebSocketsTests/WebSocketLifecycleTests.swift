@@ -145,4 +145,28 @@ final class WebSocketLifecycleTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.1.hasPrefix("lws: ") }, "libwebsockets' own lines reach the sink")
         XCTAssertFalse(lines.contains { $0.0 == .debug }, "nothing below the configured level")
     }
+
+    func testTheLogSaysTheFileDescriptorLimitWhichIsTheHardLimit() throws {
+        let lock = NSLock()
+        var lines: [String] = []
+        WebSocketLog.configure(level: .info) { _, message in
+            lock.lock(); lines.append(message); lock.unlock()
+        }
+        defer { WebSocketLog.configure(level: .warn, sink: WebSocketLog.standardError) }
+        let (server, _, _) = try startServer()
+        server.shutdown()
+        var limit = rlimit()
+        XCTAssertEqual(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit), 0)
+        XCTAssertEqual(limit.rlim_cur, limit.rlim_max, "the soft limit was raised to the hard limit")
+        lock.lock()
+        defer { lock.unlock() }
+        let expected = "\(min(limit.rlim_max, 1 << 20)) (the hard limit)"
+        XCTAssertTrue(lines.contains { $0.hasPrefix("file descriptors: ") && $0.hasSuffix(expected) }, "\(lines)")
+    }
+
+    func testTheFileLimitLineSaysWhetherItWasRaised() {
+        XCTAssertEqual(ListenSupport.fileLimitLine(20_000, raisedFrom: 1024),
+                       "file descriptors: soft limit raised from 1024 to 20000 (the hard limit)")
+        XCTAssertEqual(ListenSupport.fileLimitLine(20_000, raisedFrom: nil), "file descriptors: limit 20000 (the hard limit)")
+    }
 }

@@ -91,14 +91,20 @@ final class WebSocketLimitsTests: XCTestCase {
         honest.close()
     }
 
-    func testAPeerThatKeepsTalkingIsNeverPingedNorClosed() throws {
+    /// A server that pings after 1 s of silence and hangs up after 2 s, with one raw WebSocket open.
+    private func startIdleWatchedServer() throws -> (WebSocketServer, RecordingServerDelegate, RawWebSocket) {
         let (server, delegate, port) = try startServer {
             $0.limits.pingInterval = 1
             $0.limits.idleTimeout = 2
         }
-        defer { server.shutdown(grace: 0.1) }
-        let talker = try RawWebSocket(port: port, subprotocol: testSubprotocol)
+        let client = try RawWebSocket(port: port, subprotocol: testSubprotocol)
         XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        return (server, delegate, client)
+    }
+
+    func testAPeerThatKeepsTalkingIsNeverPingedNorClosed() throws {
+        let (server, delegate, talker) = try startIdleWatchedServer()
+        defer { server.shutdown(grace: 0.1) }
         // A message every 0.4 s for 3.2 s: past the idle timeout, never silent for a ping interval.
         for index in 0..<8 {
             Thread.sleep(forTimeInterval: 0.4)
@@ -112,13 +118,8 @@ final class WebSocketLimitsTests: XCTestCase {
     }
 
     func testAPongAloneKeepsAQuietPeerOpen() throws {
-        let (server, delegate, port) = try startServer {
-            $0.limits.pingInterval = 1
-            $0.limits.idleTimeout = 2
-        }
+        let (server, delegate, quiet) = try startIdleWatchedServer()
         defer { server.shutdown(grace: 0.1) }
-        let quiet = try RawWebSocket(port: port, subprotocol: testSubprotocol)
-        XCTAssertTrue(eventually { delegate.opened.count == 1 })
         // Sends nothing but the pongs its pings ask for, for three idle timeouts.
         var pings = 0
         let deadline = Date(timeIntervalSinceNow: 6)
