@@ -208,10 +208,7 @@ public final class ChartCastServer {
 
     /// What the transport runs on, for the start-up log: the event loop and the file-descriptor
     /// limit (raised to the hard limit). After `start()`.
-    public var transportSummary: String {
-        let loop = server.runningEventLoop == .libev ? "event loop: libev (epoll)" : "event loop: poll"
-        return "\(loop); \(server.fileLimitSummary)"
-    }
+    public var transportSummary: String { server.transportSummary }
 
     /// Sends close 1001 to every viewer, waits at most half a second for them, and stops.
     /// Safe to call from any thread but the service thread; idempotent.

@@ -4,14 +4,12 @@ import Foundation
 /// Process-level helpers used before a context is created: the file limit,
 /// the listen address, and a bind probe that explains listen failures.
 enum ListenSupport {
-    /// Raises the soft `RLIMIT_NOFILE` to the hard limit and returns the new soft limit.
+    /// Raises the soft `RLIMIT_NOFILE` to the hard limit and returns the new soft limit, and the
+    /// soft limit before when it was raised.
     ///
     /// Thousands of sockets need thousands of descriptors; the default soft
     /// limit (often 1024) is far below what the hard limit allows.
-    static func raiseFileLimit() -> Int { raiseFileLimitReporting().limit }
-
-    /// `raiseFileLimit`, also returning the soft limit before, when it was raised.
-    static func raiseFileLimitReporting() -> (limit: Int, raisedFrom: Int?) {
+    static func raiseFileLimit() -> (limit: Int, raisedFrom: Int?) {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, nil) }
         var raisedFrom: Int?

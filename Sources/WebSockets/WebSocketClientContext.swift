@@ -38,7 +38,7 @@ public final class WebSocketClientContext {
                 trustedCertificatePath: String? = nil) throws {
         self.maxMessageSize = maxMessageSize
         self.protocolName = protocolName
-        let fileLimit = ListenSupport.raiseFileLimit()
+        let fileLimit = ListenSupport.raiseFileLimit().limit
         WebSocketLog.installInLibrary()
         let allocations = CAllocations()
         let protocols = allocations.array(of: lws_protocols.self, count: 2)

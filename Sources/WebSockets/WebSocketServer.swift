@@ -48,9 +48,10 @@ public final class WebSocketServer {
     var pendingPeerAddress: String?
     /// The process's file-descriptor limit, as the context was sized for it.
     var fileDescriptorLimit = 1024
-    /// The file-descriptor limit the server runs with, as logged at start
-    /// (`file descriptors: soft limit raised from 1024 to 20000 (the hard limit)`).
-    public private(set) var fileLimitSummary = ""
+    /// What the transport runs on, as logged at start: the event loop and the file-descriptor
+    /// limit (`event loop: libev (epoll); file descriptors: soft limit raised from 1024 to 20000
+    /// (the hard limit)`). Empty before `start()`.
+    public private(set) var transportSummary = ""
     /// The listening socket made here for a shared port (`reusePort`), once adopted.
     var sharedListener: Int32?
 
@@ -101,7 +102,7 @@ public final class WebSocketServer {
         } else if let reason = ListenSupport.probe(address: address, port: configuration.port) {
             throw WebSocketError.listenFailed("cannot listen on \(where_): \(reason)")
         }
-        let (fileLimit, raisedFrom) = ListenSupport.raiseFileLimitReporting()
+        let (fileLimit, raisedFrom) = ListenSupport.raiseFileLimit()
         WebSocketLog.installInLibrary()
 
         let allocations = CAllocations()
@@ -168,9 +169,9 @@ public final class WebSocketServer {
         loop.start(name: configuration.threadName)
         _ = loop.perform { self.startIdleSweep() }
         WebSocketLog.log(.info, "listening on \(ListenSupport.display(host: configuration.host, port: port))\(tls == nil ? "" : " (TLS)")\(shared == nil ? "" : " (shared port)")")
-        WebSocketLog.log(.info, runningEventLoop == .libev ? "event loop: libev (epoll)" : "event loop: poll")
-        fileLimitSummary = ListenSupport.fileLimitLine(fileLimit, raisedFrom: raisedFrom)
-        WebSocketLog.log(.info, fileLimitSummary)
+        let eventLoop = runningEventLoop == .libev ? "event loop: libev (epoll)" : "event loop: poll"
+        transportSummary = eventLoop + "; " + ListenSupport.fileLimitLine(fileLimit, raisedFrom: raisedFrom)
+        WebSocketLog.log(.info, transportSummary)
         return port
     }
 

@@ -17,18 +17,31 @@ final class FileLimitIntegrationTests: XCTestCase {
         return user + system
     }
 
-    func testTheServerRaisesItsSoftFileLimitToTheHardLimitAndSaysSo() throws {
+    /// The real `chartcast` under `prlimit --nofile=<nofile>` (soft:hard), its log and its port.
+    private func launchUnderFileLimit(_ nofile: String) throws -> (Process, LogCollector, Int) {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { throw XCTSkip("no prlimit") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        process.arguments = ["--nofile=256:4096", LaunchedServer.binary.path, "--port", "0", "--data", "none"]
+        process.arguments = ["--nofile=\(nofile)", LaunchedServer.binary.path, "--port", "0", "--data", "none"]
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         let log = LogCollector(stderr.fileHandleForReading)
-        guard log.waitForPort() != nil else { throw TestFailure("no port reported: \(log.text)") }
+        guard let port = log.waitForPort() else {
+            stop(process)
+            throw TestFailure("no port reported: \(log.text)")
+        }
+        return (process, log, port)
+    }
+
+    private func stop(_ process: Process) {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+    }
+
+    func testTheServerRaisesItsSoftFileLimitToTheHardLimitAndSaysSo() throws {
+        let (process, log, _) = try launchUnderFileLimit("256:4096")
+        defer { stop(process) }
         XCTAssertTrue(eventually { log.lines(containing: "file descriptors: soft limit raised from 256 to 4096 (the hard limit)") == 1 },
                       log.text)
         let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
@@ -39,17 +52,8 @@ final class FileLimitIntegrationTests: XCTestCase {
     }
 
     func testNearTheFileLimitConnectionsAre503AndTheServerRecovers() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { throw XCTSkip("no prlimit") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        process.arguments = ["--nofile=64:64", LaunchedServer.binary.path, "--port", "0", "--data", "none"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
-        let log = LogCollector(stderr.fileHandleForReading)
-        guard let port = log.waitForPort() else { throw TestFailure("no port reported: \(log.text)") }
+        let (process, log, port) = try launchUnderFileLimit("64:64")
+        defer { stop(process) }
 
         // Open connections (each sends a whole request and is answered) until one is refused.
         var open: [RawHTTPConnection] = []

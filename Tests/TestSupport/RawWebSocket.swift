@@ -92,15 +92,20 @@ public final class RawWebSocket {
                 buffer.removeFirst(used)
                 return frame
             }
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
-            var pfd = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, Int32(min(left, 1) * 1000) + 1) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let n = recv(connection.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-            if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { return nil }
-            if n > 0 { buffer += chunk[0..<n] }
+            guard deadline.timeIntervalSinceNow > 0, receive(waitingAtMost: deadline.timeIntervalSinceNow) else { return nil }
         }
+    }
+
+    /// Waits at most `seconds` (and at most 50 ms) for bytes and appends what arrived to the
+    /// buffer; false once the server ended the connection.
+    private func receive(waitingAtMost seconds: Double) -> Bool {
+        var pfd = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, Int32(min(seconds, 0.05) * 1000) + 1) > 0 else { return true }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = recv(connection.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+        if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { return false }
+        if n > 0 { buffer += chunk[0..<n] }
+        return true
     }
 
     /// Reads frames until a close frame (its code, or 1005 for none) or the end of the
@@ -117,12 +122,7 @@ public final class RawWebSocket {
     public func waitForEnd(timeout: Double) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
-            var pfd = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let n = recv(connection.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-            if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { return true }
-            if n > 0 { buffer += chunk[0..<n] }
+            if !receive(waitingAtMost: 0.05) { return true }
         }
         return false
     }

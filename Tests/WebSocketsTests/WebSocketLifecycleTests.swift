@@ -161,7 +161,7 @@ final class WebSocketLifecycleTests: XCTestCase {
         lock.lock()
         defer { lock.unlock() }
         let expected = "\(min(limit.rlim_max, 1 << 20)) (the hard limit)"
-        XCTAssertTrue(lines.contains { $0.hasPrefix("file descriptors: ") && $0.hasSuffix(expected) }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("event loop: ") && $0.contains("; file descriptors: ") && $0.hasSuffix(expected) }, "\(lines)")
     }
 
     func testTheFileLimitLineSaysWhetherItWasRaised() {
