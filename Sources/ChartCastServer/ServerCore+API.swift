@@ -290,17 +290,14 @@ extension ServerCore {
         }
     }
 
-    /// Lowers the calling worker thread's scheduling priority to nice 10 (Linux keeps nice per
-    /// thread, and `who` 0 is the calling thread; one system call per job, small beside parsing
-    /// a body): where parsing shares a core with the service thread, a
-    /// big body being parsed must not keep the service thread from reading pointer input and
-    /// writing to viewers. libdispatch on Linux does not turn a queue's QoS into a thread
-    /// priority; the pool's threads run only this server's background work (parsing, history
-    /// reads).
+    /// Puts the calling worker thread below the service thread (`IdlePriority`; one system call
+    /// per job, small beside parsing a body): where parsing shares a core with the service
+    /// thread, a big body being parsed must not keep the service thread from reading pointer
+    /// input and writing to viewers. libdispatch on Linux does not turn a queue's QoS into a
+    /// thread priority; the pool's threads run only this server's background work (parsing,
+    /// history reads).
     static func yieldToTheServiceThread() {
-        #if os(Linux)
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-        #endif
+        IdlePriority.adoptForCallingThread()
     }
 
     /// Parsing write bodies, off the service thread.

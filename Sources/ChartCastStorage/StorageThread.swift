@@ -89,13 +89,9 @@ final class StorageThread: @unchecked Sendable {
         condition.lock()
         thread = pthread_self()
         condition.unlock()
-        #if os(Linux)
-        // Below the thread serving viewers when they share a core (nice keeps a thread's share
-        // small only while the other wants the core; idle time is all the storage thread's):
-        // packing and committing a write must not delay a viewer's pointer (Linux keeps nice per
-        // thread; `who` 0 is this thread).
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-        #endif
+        // Below the thread serving viewers when they share a core (idle time is all the storage
+        // thread's): packing and committing a write must not delay a viewer's pointer.
+        IdlePriority.adoptForCallingThread()
         while let group = nextGroup() {
             let error = writer.commit(group.map(\.op))
             condition.lock()

@@ -1,5 +1,6 @@
 import CLibWebsockets
 import Foundation
+import Synchronization
 
 /// The one thread that services a libwebsockets context, and the queue other
 /// threads use to reach it.
@@ -32,6 +33,9 @@ final class ServiceLoop {
     private var serviceThread: pthread_t?
     /// Set once the service thread has destroyed the context and is about to return.
     private var threadFinished = false
+    /// Callers of `enqueue` that decided to wake the service thread (under `condition`, while
+    /// running) and have not finished `lws_cancel_service` yet (outside it).
+    private let wakesInFlight = Atomic<Int>(0)
 
     /// Set on the service thread to leave the loop after the current `lws_service` pass.
     /// - Note: service thread only.
@@ -50,6 +54,11 @@ final class ServiceLoop {
     /// Debug builds: receives service-thread violations instead of `assertionFailure` (tests
     /// set it to observe the check without stopping the process). Set before `start`.
     var threadViolationHandler: ((String) -> Void)?
+
+    /// Tests: runs on the thread that woke the service thread for a queued job, after the wake
+    /// and before that thread leaves `enqueue` (a wake still in flight). Set before the threads
+    /// that queue work start queuing.
+    var afterWake: (() -> Void)?
 
     /// The libev loop the context runs on (`WebSocketEventLoop.libev`); nil: libwebsockets' own
     /// poll loop. Set before the context is created.
@@ -151,14 +160,30 @@ final class ServiceLoop {
         return reply.wait(timeout: timeout)
     }
 
+    /// Appends `job` and, when it is the first since the last drain, wakes the service thread.
+    ///
+    /// The wake (`lws_cancel_service`, a write to libwebsockets' pipe) is made after the lock is
+    /// released: the service thread, woken, drains `pending` under this lock at once, and a
+    /// caller of lower priority than the service thread (parse workers, the storage thread) is
+    /// preempted by the very thread it wakes. Woken inside the lock, the service thread would
+    /// block on it until that caller ran again — measured at up to several milliseconds while
+    /// pointer input waited unread. `wakesInFlight` counts the callers between the lock and the
+    /// end of their wake; the service thread destroys the context only once it is zero.
     private func enqueue(_ job: Job, onlyWhileRunning: Bool) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
-        guard state == .running || (state == .idle && !onlyWhileRunning) else { return false }
+        guard state == .running || (state == .idle && !onlyWhileRunning) else {
+            condition.unlock()
+            return false
+        }
         pending.append(job)
         // Before start the work simply waits; the thread drains it first thing.
-        if pending.count == 1, state == .running, let context = contextPointer {
+        let wake = pending.count == 1 && state == .running ? contextPointer : nil
+        if wake != nil { wakesInFlight.add(1, ordering: .relaxed) }
+        condition.unlock()
+        if let context = wake {
             lws_cancel_service(context)
+            afterWake?()
+            wakesInFlight.subtract(1, ordering: .releasing)
         }
         return true
     }
@@ -260,6 +285,9 @@ final class ServiceLoop {
         condition.unlock()
         dropped.forEach { $0.abandon?() }
         evLoop?.stopTimerWake()
+        // No wake can start now (`state` is stopped); one begun before must end before the
+        // context it writes to is freed.
+        while wakesInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
         if let context = context {
             lws_context_destroy(context)
         }

@@ -48,6 +48,53 @@ final class WebSocketServiceThreadTests: XCTestCase {
         XCTAssertLessThan(waited, 5, "waited \(waited) s for work that could never run")
     }
 
+    /// The thread that queues work wakes the service thread after releasing the queue's lock:
+    /// the service thread drains the job while its waker is still inside its wake. (Woken inside
+    /// the lock, the service thread would block on it until the waker, often a thread of lower
+    /// priority that it had just preempted, ran again; here that would be a deadlock.)
+    func testTheServiceThreadRunsAJobWhileTheThreadThatWokeItIsStillWaking() throws {
+        let (server, _, _) = try startServer()
+        defer { server.shutdown(grace: 0) }
+        XCTAssertNotNil(server.performAndWait(timeout: 5) {}, "the queue is empty: the next job wakes the thread")
+        let ran = DispatchSemaphore(value: 0)
+        var during: DispatchTimeoutResult?
+        server.loop.afterWake = { during = ran.wait(timeout: .now() + 5) }
+        server.perform { ran.signal() }
+        server.loop.afterWake = nil
+        XCTAssertEqual(during, .success, "the job did not run while its waker was inside its wake")
+    }
+
+    /// A wake in flight (begun before the loop stopped, its write to libwebsockets' pipe not
+    /// yet returned) holds back the destruction of the context it writes to.
+    func testStoppingWaitsForAWakeInFlightBeforeDestroyingTheContext() throws {
+        let (server, _, _) = try startServer()
+        XCTAssertNotNil(server.performAndWait(timeout: 5) {}, "the queue is empty: the next job wakes the thread")
+        let inWake = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let lock = NSLock()
+        var wakes = 0
+        server.loop.afterWake = {
+            lock.lock()
+            wakes += 1
+            let first = wakes == 1
+            lock.unlock()
+            if first {
+                inWake.signal()
+                release.wait()
+            }
+        }
+        let waker = Thread { server.perform {} }
+        waker.start()
+        XCTAssertEqual(inWake.wait(timeout: .now() + 5), .success)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.shutdown(grace: 0)
+            stopped.signal()
+        }
+        XCTAssertEqual(stopped.wait(timeout: .now() + 0.5), .timedOut, "the context was destroyed under a wake in flight")
+        release.signal()
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success, "the loop stopped once the wake ended")
+    }
+
     func testServiceThreadOnlyMembersReportCallsFromOtherThreads() throws {
         #if DEBUG
         let (server, delegate, port) = try startServer()
