@@ -202,7 +202,7 @@ final class ServerCore {
     /// Asks every viewer's connection for a write; each takes the newest state when writable.
     /// - Complexity: O(viewers).
     func wakeAll() {
-        for session in roster { session.connection.requestWrite() }
+        for session in roster { session.connection.writeNow() }
     }
 
     /// Asks for one `wakeAll` at the end of the current service pass (see `finishServicePass`).

@@ -12,6 +12,8 @@ protocol ViewerConnection: AnyObject {
     var userData: AnyObject? { get set }
     /// Ask to be offered a write soon; the core then picks the frame.
     func requestWrite()
+    /// The same, written at once where the transport can (`WebSocketConnection.writeNow`).
+    func writeNow()
     /// Close after the frames already handed out, with a WebSocket close code.
     func close(code: UInt16, reason: String)
     /// The `Authorization` header of the handshake, if it had one (a publisher's token).
@@ -26,6 +28,7 @@ protocol ViewerConnection: AnyObject {
 }
 
 extension ViewerConnection {
+    func writeNow() { requestWrite() }
     var hasPartialWrite: Bool { false }
     var kernelUnsentBytes: Int { 0 }
 

@@ -49,6 +49,10 @@ final class ServiceLoop {
     /// Runs on the service thread after every service pass: once all the callbacks of the
     /// events one `lws_service` call dispatched have run. Set before `start`.
     var afterPass: (() -> Void)?
+    /// True while `afterPass` runs: between two service passes, outside every libwebsockets
+    /// callback, where a connection may be written at once (`WebSocketConnection.writeNow`).
+    /// - Note: service thread only.
+    private(set) var isAfterPass = false
     /// Runs on the service thread after the context is destroyed.
     var afterDestroy: (() -> Void)?
     /// Debug builds: receives service-thread violations instead of `assertionFailure` (tests
@@ -271,7 +275,9 @@ final class ServiceLoop {
                 } else if lws_service(context, 0) < 0 {
                     break
                 }
+                isAfterPass = true
                 afterPass?()
+                isAfterPass = false
             }
         }
         isTearingDown = true

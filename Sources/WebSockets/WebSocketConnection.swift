@@ -45,6 +45,9 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var pingDue = false
     /// The idle sweep hung up on this connection (it closes in the next service pass).
     var hungUp = false
+    /// The peer's close frame arrived (libwebsockets echoes it and closes; nothing more is
+    /// written outside its callbacks).
+    var peerClosed = false
     private var storedUserData: AnyObject?
 
     init(id: Int, remoteAddress: String, handshake: HTTPRequest, server: WebSocketServer, wsi: OpaquePointer, maxMessageSize: Int) {
@@ -80,6 +83,27 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     public func requestWrite() {
         server.loop.assertServiceThread()
         server.loop.requestWritable(wsi, armed: &writeArmed)
+    }
+
+    /// Writes the delegate's next frame at once when that is safe, else asks for a writable
+    /// callback as `requestWrite` does.
+    ///
+    /// At once means between two service passes (`ServiceLoop.isAfterPass`, where the server
+    /// wakes viewers for a selection), on a connection with nothing in flight: no writable
+    /// callback requested, nothing left over from a partial write, no ping due, no close
+    /// queued or received, not hung up; and without permessage-deflate (`WebSocketServer.writesNow`).
+    /// A selection's fan-out then costs one `send` per viewer, without arming and
+    /// disarming `POLLOUT` (two `epoll_ctl`) and a poll to be told what is already known; a write
+    /// that does not go through whole is kept and finished by libwebsockets as always.
+    /// - Note: service thread only.
+    public func writeNow() {
+        server.loop.assertServiceThread()
+        guard server.writesNow, server.loop.isAfterPass, !server.isWritingNow, !writeArmed, !pingDue,
+              pendingClose == nil, !peerClosed, !hungUp, let wsi, lws_partial_buffered(wsi) == 0 else {
+            requestWrite()
+            return
+        }
+        server.writeNow(self, wsi: wsi)
     }
 
     /// Queues a close: the delegate's pending frames are written first (at most

@@ -86,6 +86,7 @@ extension WebSocketServer {
             return refuseRawConnection(wsi)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             sanitizePeerClose(input, length: length)
+            session.connection?.peerClosed = true
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
             admission.release(wsi)

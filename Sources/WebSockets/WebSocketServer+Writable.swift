@@ -56,6 +56,24 @@ extension WebSocketServer {
         return more
     }
 
+    /// Whether `WebSocketConnection.writeNow` may write outside a writable callback: not with
+    /// permessage-deflate (its compressor may still be draining a message, which libwebsockets
+    /// finishes from its own writable callbacks; a frame written meanwhile would be taken as
+    /// that message's continuation).
+    var writesNow: Bool { !configuration.permessageDeflate }
+
+    /// `WebSocketConnection.writeNow`: what a writable callback would write, written now. A
+    /// failed write hangs up the connection (it closes in the next pass, as a failed write in a
+    /// callback would); a nested `writeNow` (the delegate asking again) arms a callback instead.
+    /// - Note: service thread only, between passes.
+    func writeNow(_ connection: WebSocketConnection, wsi: OpaquePointer) {
+        isWritingNow = true
+        defer { isWritingNow = false }
+        if writable(connection, wsi: wsi) < 0 {
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+        }
+    }
+
     /// `SERVER_WRITEABLE`: the delegate's next frame — or, when it has more and they are small,
     /// the next several in one send (`writeBatch`) — as the delegate decides; the queued close
     /// once the delegate has nothing more (or the bound on frames after a close is reached).

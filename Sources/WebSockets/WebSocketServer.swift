@@ -32,6 +32,8 @@ public final class WebSocketServer {
     /// Open WebSocket connections by id, for enumeration and shutdown; callbacks find their
     /// connection through the wsi's per-session user data instead. - Note: service thread only.
     var connections: [Int: WebSocketConnection] = [:]
+    /// A `writeNow` is under way (so one nested in it arms a callback). - Note: service thread only.
+    var isWritingNow = false
     /// The ping frame, with the headroom `lws_write` needs (`writePing`). - Note: service thread only.
     let pingFrame = OutboundFrame(textBytes: Array("ping".utf8))
     /// Scratch space for HTTP headers and body chunks. - Note: service thread only.

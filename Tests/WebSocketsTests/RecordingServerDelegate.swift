@@ -35,6 +35,7 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     private var _closed: [Int] = []
     private var _handedOut: [ObjectIdentifier] = []
     private var _pulls: [Int: Int] = [:]
+    private var _pullsBetweenPasses: [Bool] = []
     private var _offServiceThread = 0
     private var receivedThisPass = 0
     private var _receivedPerPass: [Int] = []
@@ -45,6 +46,9 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
     var closed: [Int] { return locked { _closed } }
     var handedOut: [ObjectIdentifier] { return locked { _handedOut } }
     var callsOffServiceThread: Int { return locked { _offServiceThread } }
+    /// For every `nextFrameFor` that handed out a frame: whether it was asked between two
+    /// service passes (`WebSocketConnection.writeNow`) rather than in a writable callback.
+    var pullsBetweenPasses: [Bool] { return locked { _pullsBetweenPasses } }
     /// How often `nextFrameFor` was asked, per connection id.
     func pulls(_ id: Int) -> Int { return locked { _pulls[id] ?? 0 } }
     /// Messages received in each service pass that received any.
@@ -62,8 +66,13 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
 
     /// Queues `frame` for `connection` and asks for a write. - Note: service thread only.
     func enqueue(_ frame: OutboundFrame, to connection: WebSocketConnection) {
-        outboxes[connection, default: FIFOQueue()].append(frame)
+        stage(frame, for: connection)
         connection.requestWrite()
+    }
+
+    /// Queues `frame` for `connection` without asking for a write. - Note: service thread only.
+    func stage(_ frame: OutboundFrame, for connection: WebSocketConnection) {
+        outboxes[connection, default: FIFOQueue()].append(frame)
     }
 
     /// Sends one frame object to every open connection. - Note: any thread.
@@ -113,7 +122,10 @@ final class RecordingServerDelegate: WebSocketServerDelegate {
         checkThread(server)
         locked { _pulls[connection.id, default: 0] += 1 }
         if let frame = outboxes[connection]?.popFirst() {
-            locked { _handedOut.append(ObjectIdentifier(frame)) }
+            locked {
+                _handedOut.append(ObjectIdentifier(frame))
+                _pullsBetweenPasses.append(server.loop.isAfterPass)
+            }
             return NextFrame(frame, morePending: !understatePending && hasMore(for: connection))
         }
         if let flood = floodFrames[connection.id], flood.remaining > 0 {
