@@ -19,12 +19,18 @@ final class WebSocketWriteNowTests: XCTestCase {
         }
     }
 
-    func testAtAPassEndTheFrameIsWrittenAtOnceAndTheRestByCallbacksInOrder() throws {
-        let (server, delegate, port) = try startServer()
-        defer { server.shutdown() }
+    /// A started server with one client connected and its connection open.
+    private func serverWithOneClient(_ configure: (inout WebSocketServerConfiguration) -> Void = { _ in }) throws
+        -> (WebSocketServer, RecordingServerDelegate, BlockingWebSocketClient) {
+        let (server, delegate, port) = try startServer(configure)
         let client = try BlockingWebSocketClient.connect(port: port)
-        defer { client.close() }
         XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        return (server, delegate, client)
+    }
+
+    func testAtAPassEndTheFrameIsWrittenAtOnceAndTheRestByCallbacksInOrder() throws {
+        let (server, delegate, client) = try serverWithOneClient()
+        defer { server.shutdown(); client.close() }
         delegate.understatePending = true   // one frame per write: the second needs a callback
         writeNowAtPassEnd(["first", "second"], server, delegate)
         XCTAssertEqual(try client.receiveText(), "first")
@@ -35,11 +41,8 @@ final class WebSocketWriteNowTests: XCTestCase {
     }
 
     func testWhenTheDelegateHasMoreTheConnectionIsArmedForTheRest() throws {
-        let (server, delegate, port) = try startServer()
-        defer { server.shutdown() }
-        let client = try BlockingWebSocketClient.connect(port: port)
-        defer { client.close() }
-        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let (server, delegate, client) = try serverWithOneClient()
+        defer { server.shutdown(); client.close() }
         let big = String(repeating: "x", count: 20_000)   // too big to batch: one frame per write
         writeNowAtPassEnd([big, "a", "b"], server, delegate)
         XCTAssertEqual(try client.receiveText(), big)
@@ -50,11 +53,8 @@ final class WebSocketWriteNowTests: XCTestCase {
     }
 
     func testInsideACallbackItAsksForAWritableCallbackInstead() throws {
-        let (server, delegate, port) = try startServer()
-        defer { server.shutdown() }
-        let client = try BlockingWebSocketClient.connect(port: port)
-        defer { client.close() }
-        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let (server, delegate, client) = try serverWithOneClient()
+        defer { server.shutdown(); client.close() }
         server.perform {
             guard let connection = server.openConnections.first else { return }
             delegate.stage(OutboundFrame(text: "queued"), for: connection)
@@ -65,11 +65,8 @@ final class WebSocketWriteNowTests: XCTestCase {
     }
 
     func testWithPermessageDeflateItAlwaysWaitsForTheCallback() throws {
-        let (server, delegate, port) = try startServer { $0.permessageDeflate = true }
-        defer { server.shutdown() }
-        let client = try BlockingWebSocketClient.connect(port: port)
-        defer { client.close() }
-        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let (server, delegate, client) = try serverWithOneClient { $0.permessageDeflate = true }
+        defer { server.shutdown(); client.close() }
         writeNowAtPassEnd(["deflated"], server, delegate)
         XCTAssertEqual(try client.receiveText(), "deflated")
         XCTAssertEqual(delegate.pullsBetweenPasses, [false])
