@@ -71,7 +71,7 @@ let package = Package(
         // Linux's epoll for the load tester's raw WebSocket client (glibc's; Swift's Glibc module lacks the header).
         .systemLibrary(name: "CEpoll"),
         .target(name: "LoadTesting", dependencies: ["WebSockets", "ChartEngine", "ChartCastDemo", "ChartCastProtocol", "ChartCastIngest",
-                                                "COpenSSL", "CEpoll"]),
+                                                "ChartCastStorage", "COpenSSL", "CEpoll"]),
         .executableTarget(name: "chartcast", dependencies: ["ChartCastServer", "ChartCastProtocol"]),
         .executableTarget(name: "chartcast-load", dependencies: ["LoadTesting"]),
         .executableTarget(name: "chartcast-bench", dependencies: ["ChartEngine", "ChartCastDemo", "ChartCastIngest", "ChartCastStorage",

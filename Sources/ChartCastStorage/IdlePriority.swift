@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The scheduling class of the server's background threads (the parse workers and the storage
-/// thread): Linux's `SCHED_IDLE`, below every normal thread.
+/// thread) and of the load tester's publishers: Linux's `SCHED_IDLE`, below every normal thread.
 ///
 /// Why not `nice 10`: on the scheduler of current kernels (EEVDF, Linux 6.6 and later) a niced
 /// thread that holds the core keeps it until its slice ends (up to a 4 ms tick), even when the

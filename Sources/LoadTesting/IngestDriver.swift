@@ -1,5 +1,6 @@
 import ChartCastIngest
 import ChartCastProtocol
+import ChartCastStorage
 import ChartEngine
 import Foundation
 
@@ -66,9 +67,8 @@ final class IngestDriver {
                 // Below the viewers' loop thread, which times every frame: building and
                 // sending 10,000-point bodies on the same core must not delay the reading of a
                 // selection (measured: a viewer p99 of 3.5-6 ms under ingest with publishers at
-                // normal priority, 2.7-3.3 ms with them in SCHED_IDLE, 5 in <sched.h>).
-                var parameters = sched_param()
-                _ = sched_setscheduler(0, 5, &parameters)
+                // normal priority, 2.7-3.3 ms with them in SCHED_IDLE).
+                IdlePriority.adoptForCallingThread()
                 self.publish(chart: "\(Self.chartPrefix)\(p)", to: self.options.url(for: p), interval: interval)
                 self.finished.leave()
             }
