@@ -90,7 +90,7 @@ final class Session: RosterMember {
     /// Queued in `ServerCore.heldSessions`: its chart data waits for a later service pass.
     var isHeld = false
     var viewersVersion = -1
-    let rateLimiter: RateLimiter
+    var rateLimiter: RateLimiter
     /// The budget this viewer's address shares with its other connections (`AddressBudgets`);
     /// nil when there is none.
     var addressBudget: RateLimiter?

@@ -14,8 +14,10 @@
 // `--storage` measures the history store (StorageBench.swift): committed ingest, bytes per point,
 // open and downsampled reads of --max-n stored points.
 // `--m4` measures M4 downsampling and the store's memory per series instead (M4Bench.swift).
+// `--event` measures the server's own work for one pointer event, no sockets (EventBench.swift);
+// `--max-n` caps its audience.
 //
-// Usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage | --m4]
+// Usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage | --m4 | --event]
 // The table goes to stdout (Markdown); progress goes to stderr.
 
 import ChartCastDemo
@@ -32,6 +34,7 @@ struct Options {
     var ingest = false
     var storage = false
     var m4 = false
+    var event = false
 
     init(arguments: [String]) {
         var maxNGiven = false
@@ -46,6 +49,8 @@ struct Options {
                 storage = true
             case "--m4":
                 m4 = true
+            case "--event":
+                event = true
             case "--max-n":
                 i += 1
                 guard i < arguments.count, let value = Int(arguments[i].replacingUnderscores()), value > 0 else {
@@ -54,7 +59,7 @@ struct Options {
                 maxN = value
                 maxNGiven = true
             case "-h", "--help":
-                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage | --m4]")
+                print("usage: chartcast-bench [--max-n N] [--quick] [--ingest | --storage | --m4 | --event]")
                 exit(0)
             default:
                 fail("unknown argument \(arguments[i])")
@@ -231,6 +236,11 @@ func format(_ ns: Double) -> String {
 }
 
 let options = Options(arguments: CommandLine.arguments)
+if options.event {
+    runEventBench(maxViewers: options.maxN, quick: options.quick)
+    progress("done")
+    exit(0)
+}
 if options.m4 {
     runM4Bench(quick: options.quick)
     progress("done (checksum \(sink))")
