@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["WebSockets"], path: "Tests/TestSupport"),
         .testTarget(name: "WebSocketsTests", dependencies: ["WebSockets", "TestSupport"]),
         .testTarget(name: "ChartEngineTests", dependencies: ["ChartEngine", "ChartCastDemo", "TestSupport"]),
-        .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol"]),
+        .testTarget(name: "ChartCastProtocolTests", dependencies: ["ChartCastProtocol", "ChartCastDemo"]),
         .testTarget(name: "ChartCastTests", dependencies: ["ChartCast", "ChartCastProtocol", "ChartEngine", "TestSupport"]),
         .testTarget(name: "ChartCastIngestTests", dependencies: ["ChartCastIngest", "ChartEngine", "ChartCastDemo"]),
         .testTarget(name: "ChartCastClusterTests", dependencies: ["ChartCastCluster", "ChartCastProtocol", "ChartEngine", "TestSupport"]),

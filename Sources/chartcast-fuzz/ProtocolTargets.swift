@@ -24,11 +24,20 @@ extension FuzzTarget {
     }
 
     /// `ClientMessage.decode`, as the server calls it on every text frame up to the message
-    /// limit: a decoded message stays within the limits, re-encodes and decodes to itself; a
-    /// refusal is a bounded `ProtocolError` whose `ref` is a valid one.
+    /// limit: it agrees with `decodeGeneric` (the pointer fast path changes nothing); a decoded
+    /// message stays within the limits, re-encodes and decodes to itself; a refusal is a
+    /// bounded `ProtocolError` whose `ref` is a valid one.
     static let clientMessage = FuzzTarget(name: "client-message", summary: "ClientMessage.decode (every frame a viewer sends)") { bytes in
         let limits = ProtocolLimits.v1
         guard bytes.count <= limits.maxMessageBytes else { return }  // the server closes with 1009 first
+        // The pointer fast path answers what the generic decoder answers, message or error.
+        let fast = Result { try ClientMessage.decode(bytes, limits: limits) }
+        let generic = Result { try ClientMessage.decodeGeneric(bytes, limits: limits) }
+        switch (fast, generic) {
+        case (.success(let a), .success(let b)): expect(a == b, "decode gave \(a), decodeGeneric \(b)")
+        case (.failure(let a as ProtocolError), .failure(let b as ProtocolError)): expect(a == b, "decode refused with \(a), decodeGeneric \(b)")
+        default: expect(false, "decode and decodeGeneric disagree: \(fast) / \(generic)")
+        }
         do {
             let message = try ClientMessage.decode(bytes, limits: limits)
             checkLimits(message, limits)
