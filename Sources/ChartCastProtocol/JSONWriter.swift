@@ -104,14 +104,28 @@ public struct JSONWriter {
     private static let hex = Array("0123456789abcdef".utf8)
 
     private mutating func appendQuoted(_ text: String) {
+        // Native strings (small ones included) hand out their UTF-8 in place: scanned and copied
+        // in bulk, with no iterator over the view.
+        if text.utf8.withContiguousStorageIfAvailable({ appendQuoted(utf8: $0) }) != nil { return }
+        var copy = text
+        copy.makeContiguousUTF8()
+        copy.utf8.withContiguousStorageIfAvailable { appendQuoted(utf8: $0) }
+    }
+
+    private mutating func appendQuoted(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
+        var plain = true
+        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
         // The common case — nothing to escape — is one bulk copy.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: text.utf8)
+        if plain {
+            bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
             return
         }
-        for byte in text.utf8 {
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
             case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
