@@ -52,7 +52,8 @@ extension ServerCore {
     /// upper bound), what the kernel still holds in its socket's send queue, and its queued
     /// personal frames. Shared frames are not copied per viewer, and nothing else is queued: a
     /// slow viewer is served the newest state when it reads again.
-    /// - Complexity: O(viewers), plus O(charts) and one `ioctl` per viewer that made no write since the last sweep.
+    /// - Complexity: O(viewers · charts), plus one `ioctl` per viewer with output pending that
+    ///   made no write since the last sweep.
     func sweepSlowViewers(now: UInt64) {
         for session in roster where !session.closing {
             if session.isHeld {
@@ -62,14 +63,22 @@ extension ServerCore {
             }
             // Progress: a frame was taken since the previous sweep, or the kernel's queue shrank
             // (libwebsockets drains a partial frame itself, with no writable callback meanwhile;
-            // the kernel is asked only when no frame was taken).
+            // the kernel is asked only when no frame was taken and output is pending: an idle
+            // crowd costs no system call per viewer per sweep).
             let wrote = session.writeCallbacks != session.sweptWriteCallbacks
-            let unsent = wrote ? 0 : session.connection.kernelUnsentBytes
-            let progressed = wrote || unsent < session.sweptKernelUnsent
             session.sweptWriteCallbacks = session.writeCallbacks
-            session.sweptKernelUnsent = unsent
             let partial = session.connection.hasPartialWrite
-            guard !progressed, partial || session.hasPersonalFrames || hasSharedFrames(for: session) else {
+            guard !wrote, partial || session.hasPersonalFrames || hasSharedFrames(for: session) else {
+                session.stuckSince = nil
+                // After a write, as if the queue had emptied; otherwise not asked (the first sweep
+                // that finds output pending takes its reading and counts from the next).
+                session.sweptKernelUnsent = wrote ? 0 : .max
+                continue
+            }
+            let unsent = session.connection.kernelUnsentBytes
+            let progressed = unsent < session.sweptKernelUnsent
+            session.sweptKernelUnsent = unsent
+            guard !progressed else {
                 session.stuckSince = nil
                 continue
             }
