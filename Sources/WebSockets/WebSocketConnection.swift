@@ -67,12 +67,18 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// Free for the delegate: attach its per-connection state here.
     /// - Note: service thread only.
     public var userData: AnyObject? {
+        // Read once per frame written: the check (and the load of the unowned server it needs,
+        // a slow-path retain and release) only where it checks something, in debug builds.
         get {
+            #if DEBUG
             server.loop.assertServiceThread()
+            #endif
             return storedUserData
         }
         set {
+            #if DEBUG
             server.loop.assertServiceThread()
+            #endif
             storedUserData = newValue
         }
     }
@@ -81,8 +87,9 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// keeps asking after each write while the delegate reports more pending. Idempotent and cheap.
     /// - Note: service thread only.
     public func requestWrite() {
-        server.loop.assertServiceThread()
-        server.loop.requestWritable(wsi, armed: &writeArmed)
+        let loop = server.loop   // one load of the unowned server (see `writeNow`)
+        loop.assertServiceThread()
+        loop.requestWritable(wsi, armed: &writeArmed)
     }
 
     /// Writes the delegate's next frame at once when that is safe, else asks for a writable
@@ -97,10 +104,15 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// that does not go through whole is kept and finished by libwebsockets as always.
     /// - Note: service thread only.
     public func writeNow() {
-        server.loop.assertServiceThread()
-        guard server.writesNow, server.loop.isAfterPass, !server.isWritingNow, !writeArmed, !pingDue,
+        // The server is loaded once: it has a side table (something holds it weakly), so each
+        // load of the unowned reference is a retain and a release on the runtime's slow path —
+        // one per property read here, per viewer per fan-out, before this was a local.
+        let server = self.server
+        let loop = server.loop
+        loop.assertServiceThread()
+        guard server.writesNow, loop.isAfterPass, !server.isWritingNow, !writeArmed, !pingDue,
               pendingClose == nil, !peerClosed, !hungUp, let wsi, lws_partial_buffered(wsi) == 0 else {
-            requestWrite()
+            loop.requestWritable(wsi, armed: &writeArmed)
             return
         }
         server.writeNow(self, wsi: wsi)
