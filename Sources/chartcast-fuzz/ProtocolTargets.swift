@@ -31,15 +31,15 @@ extension FuzzTarget {
         let limits = ProtocolLimits.v1
         guard bytes.count <= limits.maxMessageBytes else { return }  // the server closes with 1009 first
         // The pointer fast path answers what the generic decoder answers, message or error.
-        let fast = Result { try ClientMessage.decode(bytes, limits: limits) }
+        let decoded = Result { try ClientMessage.decode(bytes, limits: limits) }
         let generic = Result { try ClientMessage.decodeGeneric(bytes, limits: limits) }
-        switch (fast, generic) {
+        switch (decoded, generic) {
         case (.success(let a), .success(let b)): expect(a == b, "decode gave \(a), decodeGeneric \(b)")
         case (.failure(let a as ProtocolError), .failure(let b as ProtocolError)): expect(a == b, "decode refused with \(a), decodeGeneric \(b)")
-        default: expect(false, "decode and decodeGeneric disagree: \(fast) / \(generic)")
+        default: expect(false, "decode and decodeGeneric disagree: \(decoded) / \(generic)")
         }
-        do {
-            let message = try ClientMessage.decode(bytes, limits: limits)
+        switch decoded {
+        case .success(let message):
             checkLimits(message, limits)
             let encoded = message.encode()
             let again: ClientMessage
@@ -48,9 +48,9 @@ extension FuzzTarget {
             }
             expect(again == message, "\(message) came back as \(again)")
             expect(again.encode() == encoded, "encoding is not stable")
-        } catch let error as ProtocolError {
+        case .failure(let error as ProtocolError):
             checkRefusal(error, limits)
-        } catch {
+        case .failure(let error):
             fatalError("unexpected error type: \(error)")
         }
     }
