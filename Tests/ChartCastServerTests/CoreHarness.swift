@@ -18,6 +18,9 @@ final class CoreHarness {
         var userData: AnyObject?
         var writeRequests = 0
         var closedWith: UInt16?
+        /// What the kernel is said to hold unsent for this viewer, and how often the core asked.
+        var unsent = 0
+        var unsentAsked = 0
         init(id: Int, remoteAddress: String, authorization: String?) {
             self.id = id
             self.remoteAddress = remoteAddress
@@ -25,6 +28,7 @@ final class CoreHarness {
         }
         func requestWrite() { writeRequests += 1 }
         func close(code: UInt16, reason: String) { closedWith = code }
+        var kernelUnsentBytes: Int { unsentAsked += 1; return unsent }
     }
 
     let core: ServerCore

@@ -6,72 +6,39 @@ import XCTest
 /// for it: an idle crowd costs no system call per viewer per sweep, and a viewer that stopped
 /// reading is still found and closed.
 final class SweepTests: XCTestCase {
-    /// A connection whose send queue the test sets, counting how often the core asks for it.
-    private final class Socket: ViewerConnection {
-        let id: Int
-        let remoteAddress: String
-        var userData: AnyObject?
-        var authorization: String? { nil }
-        var unsent = 0
-        var asked = 0
-        var closedWith: UInt16?
-        init(id: Int) {
-            self.id = id
-            remoteAddress = "127.0.0.1:\(41_000 + id)"
-        }
-        var kernelUnsentBytes: Int { asked += 1; return unsent }
-        func requestWrite() {}
-        func close(code: UInt16, reason: String) { closedWith = code }
-    }
-
-    private func core(chokeTimeout: Double = 4) -> ServerCore {
+    private func harness(chokeTimeout: Double = 4) -> CoreHarness {
         var options = ServerOptions(port: 0, logLevel: .error)
         options.chokeTimeout = chokeTimeout
-        return ServerCore(options: options, logger: Logger(level: .error))
+        return CoreHarness(options: options)
     }
 
-    /// Pulls every frame the core has for `socket`, as a writable socket would, across passes
-    /// when the pass's share of chart data holds it.
-    private func drain(_ core: ServerCore, _ socket: Socket) {
-        while true {
-            if core.nextFrame(for: socket).frame != nil { continue }
-            guard core.isHeld(socket) else { return }
-            core.finishServicePass()
-        }
-    }
-
-    func testIdleUpToDateViewersAreNeverAskedForTheirSendQueue() {
-        let core = core()
-        let sockets = (1...100).map { Socket(id: $0) }
-        for socket in sockets {
-            core.open(socket)
-            drain(core, socket)
-        }
-        core.publishViewersIfNeeded(now: ServerCore.now() + 10_000_000_000)
-        for socket in sockets { drain(core, socket) }
+    func testIdleUpToDateViewersAreNeverAskedForTheirSendQueue() throws {
+        let harness = harness()
+        let viewers = try (1...100).map { _ in try harness.viewer() }
+        harness.core.publishViewersIfNeeded(now: ServerCore.now() + 10_000_000_000)
+        for viewer in viewers { _ = try harness.drain(viewer) }
         var now = ServerCore.now() + 20_000_000_000
         for _ in 0..<5 {
-            core.sweep(now: now)
+            harness.core.sweep(now: now)
             now += 1_000_000_000
         }
-        XCTAssertFalse(sockets.contains { core.isHeld($0) }, "every viewer is up to date, none waits for a pass")
-        XCTAssertEqual(sockets.map(\.asked).reduce(0, +), 0, "nothing pending: no ioctl")
-        XCTAssertTrue(sockets.allSatisfy { $0.closedWith == nil })
+        XCTAssertFalse(viewers.contains { harness.core.isHeld($0) }, "every viewer is up to date, none waits for a pass")
+        XCTAssertEqual(viewers.map(\.unsentAsked).reduce(0, +), 0, "nothing pending: no ioctl")
+        XCTAssertTrue(viewers.allSatisfy { $0.closedWith == nil })
     }
 
-    func testAViewerThatStopsReadingIsAskedAndClosedAfterTheChokeTimeout() {
-        let core = core(chokeTimeout: 4)
-        let reader = Socket(id: 1), stalled = Socket(id: 2)
-        core.open(reader)
-        core.open(stalled)
-        drain(core, reader)
+    func testAViewerThatStopsReadingIsAskedAndClosedAfterTheChokeTimeout() throws {
+        let harness = harness(chokeTimeout: 4)
+        let reader = try harness.viewer()
         // The stalled one takes nothing: its welcome and snapshots stay pending, its queue full.
+        let stalled = CoreHarness.Connection(id: 1_000, remoteAddress: "127.0.0.1:41000", authorization: nil)
         stalled.unsent = 400_000
+        harness.core.open(stalled)
         var now = ServerCore.now() + 1_000_000_000
         var closedAfter: Int?
         for second in 1...10 {
-            core.sweep(now: now)
-            drain(core, reader)
+            harness.core.sweep(now: now)
+            _ = try harness.drain(reader)
             if stalled.closedWith != nil, closedAfter == nil { closedAfter = second }
             now += 1_000_000_000
         }
@@ -79,7 +46,7 @@ final class SweepTests: XCTestCase {
         XCTAssertNotNil(closedAfter)
         XCTAssertLessThanOrEqual(closedAfter ?? 99, 6, "within the choke timeout and a sweep or two")
         XCTAssertGreaterThanOrEqual(closedAfter ?? 0, 5, "not before the choke timeout")
-        XCTAssertGreaterThan(stalled.asked, 0, "pending output: the kernel is asked")
+        XCTAssertGreaterThan(stalled.unsentAsked, 0, "pending output: the kernel is asked")
         XCTAssertNil(reader.closedWith, "the reader stays")
     }
 }
