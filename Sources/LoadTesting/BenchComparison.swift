@@ -122,6 +122,8 @@ public struct BenchComparison {
             row("fan-out p99 (ms)", ["fanoutMs", "p99"])
         }
         row("fan-out max (ms)", ["fanoutMs", "max"])
+        // The tester's own delay on top: one thread reads every viewer's frame.
+        row("fan-out p99 as read by the tester (ms)", ["fanoutReadMs", "p99"])
         row("freshness p99 (ms)", ["freshnessMs", "p99"])
         if m != nil {
             row("server CPU / frame (µs)", ["server", "cpuMicrosPerFrame"], target: "≤ 1.0× mirror") { a, b in b.map { a <= $0 } ?? false }

@@ -86,15 +86,15 @@ final class LoadClient: LoadConnectionDelegate {
     /// The server's close code, once closed (nil: dropped without a close frame, or not closed).
     private(set) var closeCode: UInt16?
 
-    func loadConnectionDidReceive(_ message: InboundMessage) {
+    func loadConnectionDidReceive(_ message: InboundMessage, arrivedAt: UInt64) {
         let bytes = message.bytes
         recorder.counters.framesReceived += 1
         recorder.counters.bytesReceived += bytes.count
         guard let header = ServerMessageHeader(bytes) else { return }
-        if target == .mirror { handleSelection(header, now: MonotonicClock.now()); return }
+        if target == .mirror { handleSelection(header, now: MonotonicClock.now(), arrivedAt: arrivedAt); return }
         switch header.kind {
         case .selection:
-            handleSelection(header, now: MonotonicClock.now())
+            handleSelection(header, now: MonotonicClock.now(), arrivedAt: arrivedAt)
         case .append:
             recorder.counters.appendsReceived += 1
             if let chart = header.chart, let seq = header.seq {
@@ -134,7 +134,10 @@ final class LoadClient: LoadConnectionDelegate {
         return i
     }
 
-    private func handleSelection(_ header: ServerMessageHeader, now: UInt64) {
+    /// A selection (or a mirror message): convergence state, and for a viewer the fan-out latency
+    /// of a driver's pointer — to the frame's arrival (`fanout`) and to this tester reading it
+    /// (`fanoutRead`).
+    private func handleSelection(_ header: ServerMessageHeader, now: UInt64, arrivedAt: UInt64) {
         guard let chart = header.chart, let seq = header.seq else { return }
         recorder.counters.selectionsReceived += 1
         recorder.counters.selectionBytes += header.bytes.count
@@ -151,7 +154,8 @@ final class LoadClient: LoadConnectionDelegate {
         let refDigest = SelectionDigest.digest(header.bytes, ref)
         guard refDigest != views[i].lastRefDigest else { return }
         views[i].lastRefDigest = refDigest
-        recorder.fanout.record(nanoseconds: now > sentAt ? now - sentAt : 0)
+        recorder.fanout.record(nanoseconds: arrivedAt > sentAt ? arrivedAt - sentAt : 0)
+        recorder.fanoutRead.record(nanoseconds: now > sentAt ? now - sentAt : 0)
     }
 
     private func handleSnapshot(_ header: ServerMessageHeader) {

@@ -11,7 +11,11 @@ final class LoadRecorder {
     private var firstSeen: [[(seq: Int, at: UInt64)]] = []
 
     var counters = LoadCounters()
+    /// A driver's pointer sent → a viewer's socket has the selection it caused (the kernel's
+    /// receive stamp where the client has one).
     var fanout = LatencyHistogram()
+    /// The same, to the moment the load tester read it: `fanout` plus the tester's own backlog.
+    var fanoutRead = LatencyHistogram()
     /// Publisher's send → a viewer receives the `append` carrying the batch.
     var ingest = LatencyHistogram()
     var connectTimes = LatencyHistogram()

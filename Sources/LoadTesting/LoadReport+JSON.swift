@@ -51,6 +51,7 @@ extension LoadReport {
         for (code, n) in counters.errorCodes.sorted(by: { $0.key < $1.key }) { w.key(code); w.number(n) }
         w.endObject()
         dist("fanoutMs", fanout)
+        dist("fanoutReadMs", fanoutRead)
         dist("freshnessMs", freshness)
         w.key("maxSeqLag"); w.number(maxSeqLag)
         w.key("driveSeconds"); w.number(driveSeconds)

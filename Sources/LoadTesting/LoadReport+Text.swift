@@ -22,6 +22,7 @@ extension LoadReport {
                 + (counters.errorCodes.isEmpty ? "" : " " + counters.errorCodes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")))
         }
         row("fan-out latency", ms(fanout) + (options.stalledViewers > 0 ? " (stalled viewers excluded)" : ""))
+        row("  as read by the tester", ms(fanoutRead))
         if options.stalledViewers > 0 {
             row("stalled viewers", "\(stalledViewerIDs.joined(separator: ",")) were \(stalledLag) seq behind when they resumed")
         }

@@ -60,8 +60,12 @@ public struct LoadReport: Sendable {
     public var connect: Distribution
     /// Handshakes completed per second over the connect phase.
     public var handshakesPerSecond: Double
-    /// Fan-out latency: driver's pointer send → a viewer receives the selection carrying its ref.
+    /// Fan-out latency: driver's pointer send → the selection carrying its ref reaches a viewer's
+    /// socket (the kernel's receive stamp with the raw client; with libwebsockets' client, when read).
     public var fanout: Distribution
+    /// The same, to the moment the load tester read the selection: `fanout` plus the tester's
+    /// own queue when one thread reads thousands of viewers' frames.
+    public var fanoutRead: Distribution = .init(LatencyHistogram())
     /// How far behind the newest state each viewer was, sampled each second while driving.
     public var freshness: Distribution
     /// The largest seq gap seen in those samples.

@@ -127,10 +127,10 @@ public final class LoadRunner {
         // holds none of them any more.
         let leaving = server?.sample()
         let ingestToViewer = try onService { self.recorder.ingest }
-        let final = try onService { () -> (LoadCounters, LatencyHistogram, [String]) in
+        let final = try onService { () -> (LoadCounters, LatencyHistogram, [String], LatencyHistogram) in
             for client in self.clients { client.isClosing = true; client.connection?.close(code: 1000) }
             let stalled = self.clients.filter { $0.role == .stalledViewer }.compactMap { $0.viewerID }
-            return (self.recorder.counters, self.recorder.fanout, stalled)
+            return (self.recorder.counters, self.recorder.fanout, stalled, self.recorder.fanoutRead)
         }
         let departure = waitForDepartures(server, baselineSockets: baselineSockets, from: leaving)
 
@@ -152,7 +152,7 @@ public final class LoadRunner {
         return LoadReport(
             options: options, counters: final.0, connect: .init(connectTimes),
             handshakesPerSecond: connectSeconds > 0 ? Double(connectCounters.connected) / connectSeconds : 0,
-            fanout: .init(final.1), freshness: .init(freshness), maxSeqLag: maxSeqLag,
+            fanout: .init(final.1), fanoutRead: .init(final.3), freshness: .init(freshness), maxSeqLag: maxSeqLag,
             driveFrames: driveFrames, drivePointers: driveEnd.0.pointersSent - driveStart.0.pointersSent,
             driveSeconds: driveSeconds,
             clientCPUSeconds: ServerProcess.ownCPUSeconds(), server: serverReport,

@@ -19,7 +19,10 @@ protocol LoadConnection: AnyObject {
 protocol LoadConnectionDelegate: AnyObject {
     func loadConnectionDidConnect()
     func loadConnectionDidFail(_ reason: String)
-    func loadConnectionDidReceive(_ message: InboundMessage)
+    /// A whole message. `arrivedAt` (`MonotonicClock` ns) is when its last bytes reached the
+    /// socket: the kernel's receive stamp where the client has one (the raw client), else when it
+    /// was read; a busy load tester reads late, and the difference is its own delay, not the server's.
+    func loadConnectionDidReceive(_ message: InboundMessage, arrivedAt: UInt64)
     func loadConnectionDidClose(code: UInt16?)
 }
 
@@ -90,7 +93,7 @@ final class LibwebsocketsTransport: LoadTransport {
         func webSocketClientDidConnect(_ connection: WebSocketClientConnection) { target.loadConnectionDidConnect() }
         func webSocketClient(_ connection: WebSocketClientConnection, didFailToConnect reason: String) { target.loadConnectionDidFail(reason) }
         func webSocketClient(_ connection: WebSocketClientConnection, didReceive message: InboundMessage) {
-            target.loadConnectionDidReceive(message)
+            target.loadConnectionDidReceive(message, arrivedAt: MonotonicClock.now())
         }
         func webSocketClient(_ connection: WebSocketClientConnection, didCloseWithCode code: UInt16?) {
             target.loadConnectionDidClose(code: code)

@@ -105,6 +105,9 @@ final class RawWebSocketConnection: LoadConnection {
         guard fd >= 0 else { return fail("socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        // Each read learns when its newest bytes arrived, so fan-out latency is the server's and
+        // not this one thread's backlog of thousands of viewers' frames.
+        _ = chartcast_enable_receive_timestamps(fd)
         let rc = withUnsafePointer(to: &address.storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, address.length) }
         }
@@ -179,18 +182,22 @@ final class RawWebSocketConnection: LoadConnection {
         if state != .closed && (events & EPOLLIN.rawValue != 0 || hangUp) && (!paused || hangUp) { readOnce() }
     }
 
-    /// One `read` into the loop's buffer (level-triggered epoll calls again while more is there).
+    /// One `read` into the loop's buffer (level-triggered epoll calls again while more is there),
+    /// with the kernel's stamp of when the newest of those bytes arrived: every message the read
+    /// completes is given that time (an earlier one in the same read arrived no later).
     private func readOnce() {
-        let count = read(fd, loop.readBuffer.baseAddress, loop.readBuffer.count)
+        var stamp: Int64 = 0
+        let count = chartcast_read_stamped(fd, loop.readBuffer.baseAddress, loop.readBuffer.count, &stamp)
         if count > 0 {
-            received(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+            let arrivedAt = stamp > 0 ? MonotonicClock.monotonic(fromRealtime: stamp) : MonotonicClock.now()
+            received(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]), arrivedAt: arrivedAt)
         } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
             finish(code: peerCloseCode)
         }
     }
 
     /// New bytes from the socket: the handshake's answer, then frames.
-    private func received(_ bytes: UnsafeRawBufferPointer) {
+    private func received(_ bytes: UnsafeRawBufferPointer, arrivedAt: UInt64) {
         var delivered: [InboundMessage] = []
         if carried.isEmpty {
             let used = consume(bytes, into: &delivered)
@@ -203,7 +210,7 @@ final class RawWebSocketConnection: LoadConnection {
         }
         for message in delivered {
             guard state == .open || state == .closing, let delegate else { break }
-            delegate.loadConnectionDidReceive(message)
+            delegate.loadConnectionDidReceive(message, arrivedAt: arrivedAt)
         }
         if let code = ending {
             ending = nil

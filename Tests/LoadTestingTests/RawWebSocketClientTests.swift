@@ -19,12 +19,19 @@ final class RawWebSocketClientTests: XCTestCase {
         enum Event: Equatable { case connected, failed(String), message(InboundMessage), closed(UInt16?) }
         private let lock = NSLock()
         private var recorded: [Event] = []
+        /// Per message: when the client says it arrived, and when the delegate was told.
+        private var recordedTimes: [(arrivedAt: UInt64, readAt: UInt64)] = []
         var events: [Event] { lock.lock(); defer { lock.unlock() }; return recorded }
+        var times: [(arrivedAt: UInt64, readAt: UInt64)] { lock.lock(); defer { lock.unlock() }; return recordedTimes }
         var messages: [InboundMessage] { events.compactMap { if case .message(let m) = $0 { return m }; return nil } }
         private func add(_ event: Event) { lock.lock(); recorded.append(event); lock.unlock() }
         func loadConnectionDidConnect() { add(.connected) }
         func loadConnectionDidFail(_ reason: String) { add(.failed(reason)) }
-        func loadConnectionDidReceive(_ message: InboundMessage) { add(.message(message)) }
+        func loadConnectionDidReceive(_ message: InboundMessage, arrivedAt: UInt64) {
+            let now = MonotonicClock.now()
+            lock.lock(); recordedTimes.append((arrivedAt, now)); lock.unlock()
+            add(.message(message))
+        }
         func loadConnectionDidClose(code: UInt16?) { add(.closed(code)) }
         var ended: Bool { events.contains { if case .closed = $0 { return true }; if case .failed = $0 { return true }; return false } }
     }
@@ -70,6 +77,42 @@ final class RawWebSocketClientTests: XCTestCase {
         connection.close(code: 1000)
         XCTAssertTrue(eventually { recorder.ended })
         XCTAssertEqual(recorder.events.last, .closed(1000), "the server echoed the close")
+    }
+
+    /// A message that waits in the socket while the client's thread is busy is reported with the
+    /// time it arrived (the kernel's stamp), not the time it was read: the load tester's fan-out
+    /// latency leaves out its own backlog.
+    func testAMessageReadLateCarriesTheTimeItArrivedNotTheTimeItWasRead() throws {
+        // The demo feed an hour apart: nothing else may arrive in the busy spell, as one read would
+        // take both frames and a read's stamp is that of its newest bytes.
+        let (server, port) = try startChartCast(ServerOptions(host: "127.0.0.1", port: 0, webRoot: nil, tick: 3600, logLevel: .error))
+        defer { server.shutdown() }
+        let (connection, recorder) = connect(port: port)
+        // The batched viewer list comes first too.
+        XCTAssertTrue(eventually {
+            recorder.messages.contains { if case .viewers? = try? ServerMessage.decode($0.bytes) { return true }; return false }
+        }, "the viewer list")
+        connection.send(bytes: ClientMessage.viewport(.init(chart: "sales", viewport: Viewport(x: 0, y: 0, width: 600, height: 300))).encode(), binary: false)
+        Thread.sleep(forTimeInterval: 0.1)
+        let before = recorder.messages.count
+        // On the loop's thread: send the pointer, then keep the thread busy while its selection arrives.
+        let busy: UInt64 = 400_000_000
+        let sentAt = loop.performAndWait(timeout: 5) { () -> UInt64 in
+            let sent = MonotonicClock.now()
+            connection.send(bytes: ClientMessage.pointer(.init(chart: "sales", phase: .move, x: 130, y: 90, ref: "late")).encode(), binary: false)
+            MonotonicClock.sleep(Double(busy) / 1e9)
+            return sent
+        }
+        XCTAssertNotNil(sentAt)
+        XCTAssertTrue(eventually {
+            recorder.messages.dropFirst(before).contains { if case .selection(let u)? = try? ServerMessage.decode($0.bytes) { return u.ref == "late" }; return false }
+        })
+        guard let sentAt, let i = recorder.messages.firstIndex(where: { if case .selection(let u)? = try? ServerMessage.decode($0.bytes) { return u.ref == "late" }; return false }) else { return }
+        let time = recorder.times[i]
+        XCTAssertGreaterThanOrEqual(time.readAt - sentAt, busy, "read only after the busy spell")
+        XCTAssertGreaterThanOrEqual(time.arrivedAt, sentAt, "arrived after it was caused")
+        XCTAssertLessThan(time.arrivedAt - sentAt, busy / 2, "arrival is the kernel's time, not the read's: \((time.arrivedAt - sentAt) / 1_000_000) ms after the send")
+        XCTAssertLessThanOrEqual(time.arrivedAt, time.readAt)
     }
 
     func testTheServersShutdownAndAnAbortAreReportedOnce() throws {
