@@ -31,13 +31,17 @@ final class BenchComparisonTests: XCTestCase {
 
     func testAbsoluteLatencyTargetsAndConvergence() {
         let c = BenchComparison(scenarios: [
-            .init(name: "n5000", chartcast: report(viewers: 5000, p99: 49, converged: false), mirror: report(viewers: 5000, p99: 20)),
-            .init(name: "n1000", chartcast: report(p99: 10.5), mirror: report(p99: 5)),
+            .init(name: "n5000", chartcast: report(viewers: 5000, p99: 39, converged: false), mirror: report(viewers: 5000, p99: 20)),
+            .init(name: "n1000", chartcast: report(p99: 10.5), mirror: report(p99: 50)),
         ])
         XCTAssertEqual(c.scenarios.map(\.name), ["n1000", "n5000"], "scenarios appear in size order")
-        XCTAssertEqual(row(c, "n1000", "fan-out p99")?.met, false)
+        XCTAssertEqual(row(c, "n1000", "fan-out p99")?.met, false, "over 10 ms though a fifth of the mirror's")
         XCTAssertEqual(row(c, "n5000", "fan-out p99")?.met, true)
         XCTAssertEqual(row(c, "n5000", "converged")?.met, false)
+        let over = BenchComparison(scenarios: [.init(name: "n5000", chartcast: report(viewers: 5000, p99: 41), mirror: nil)])
+        XCTAssertEqual(row(over, "n5000", "fan-out p99")?.met, false, "over 40 ms")
+        let relative = BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 7), mirror: report(p99: 10))])
+        XCTAssertEqual(row(relative, "n1000", "fan-out p99")?.met, false, "under 10 ms but 0.7× the mirror's")
     }
 
     func testIngestLatencyIsShownOnlyWhenABatchWasTimed() {
@@ -59,11 +63,34 @@ final class BenchComparisonTests: XCTestCase {
     }
 
     func testCPUAndMemoryRatios() {
-        let c = BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 1, cpuPerFrame: 9, rssPerViewer: 8000),
+        let c = BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 1, cpuPerFrame: 4.9, rssPerViewer: 8000),
                                                  mirror: report(p99: 1, cpuPerFrame: 10, rssPerViewer: 5000))])
         XCTAssertEqual(row(c, "n1000", "server CPU / frame")?.met, true)
         XCTAssertEqual(row(c, "n1000", "RSS / idle viewer")?.met, false, "8000 B is more than 1.5 × 5000 B")
-        XCTAssertTrue(c.table.contains("0.90×"), "the ratio column shows chartcast / mirror")
+        XCTAssertTrue(c.table.contains("0.49×"), "the ratio column shows chartcast / mirror")
+    }
+
+    /// CPU per frame against the mirror: 0.8× at 100 viewers, 0.5× at 1,000, 0.4× at 5,000 (and
+    /// there no more than 1.1× ChartCast's own cost at 1,000), 1.0× elsewhere.
+    func testCPUPerFrameTargetsTightenWithTheAudience() {
+        let table: [(scenario: String, viewers: Int, ours: Double, met: Bool)] = [
+            ("n100", 100, 7.9, true), ("n100", 100, 8.1, false),
+            ("n1000", 1000, 4.9, true), ("n1000", 1000, 5.1, false),
+            ("n5000", 5000, 3.9, true), ("n5000", 5000, 4.1, false),
+            ("range1000", 1000, 9.9, true), ("range1000", 1000, 10.1, false),
+        ]
+        for t in table {
+            let c = BenchComparison(scenarios: [.init(name: t.scenario, chartcast: report(viewers: t.viewers, p99: 1, cpuPerFrame: t.ours),
+                                                      mirror: report(viewers: t.viewers, p99: 1, cpuPerFrame: 10))])
+            XCTAssertEqual(row(c, t.scenario, "server CPU / frame (µs)")?.met, t.met, "\(t.scenario) at \(t.ours) µs against 10")
+        }
+        func own(_ n5000: Double) -> BenchComparison {
+            BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 1, cpuPerFrame: 3), mirror: report(p99: 1, cpuPerFrame: 10)),
+                                        .init(name: "n5000", chartcast: report(viewers: 5000, p99: 1, cpuPerFrame: n5000),
+                                              mirror: report(viewers: 5000, p99: 1, cpuPerFrame: 10))])
+        }
+        XCTAssertEqual(row(own(3.3), "n5000", "server CPU / frame ÷ own")?.met, true)
+        XCTAssertEqual(row(own(3.4), "n5000", "server CPU / frame ÷ own")?.met, false, "3.4 is more than 1.1 × 3")
     }
 
     func testStalledScenarioComparesWithTheUnstalledRun() {
