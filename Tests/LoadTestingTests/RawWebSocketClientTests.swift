@@ -19,7 +19,8 @@ final class RawWebSocketClientTests: XCTestCase {
         enum Event: Equatable { case connected, failed(String), message(InboundMessage), closed(UInt16?) }
         private let lock = NSLock()
         private var recorded: [Event] = []
-        /// Per message: when the client says it arrived, and when the delegate was told.
+        /// Per message, in the order of `messages`: when the client says it arrived, and when the
+        /// delegate was told.
         private var recordedTimes: [(arrivedAt: UInt64, readAt: UInt64)] = []
         var events: [Event] { lock.lock(); defer { lock.unlock() }; return recorded }
         var times: [(arrivedAt: UInt64, readAt: UInt64)] { lock.lock(); defer { lock.unlock() }; return recordedTimes }
@@ -29,14 +30,22 @@ final class RawWebSocketClientTests: XCTestCase {
         func loadConnectionDidFail(_ reason: String) { add(.failed(reason)) }
         func loadConnectionDidReceive(_ message: InboundMessage, arrivedAt: UInt64) {
             let now = MonotonicClock.now()
-            lock.lock(); recordedTimes.append((arrivedAt, now)); lock.unlock()
-            add(.message(message))
+            lock.lock()
+            recorded.append(.message(message))
+            recordedTimes.append((arrivedAt, now))
+            lock.unlock()
         }
         func loadConnectionDidClose(code: UInt16?) { add(.closed(code)) }
         var ended: Bool { events.contains { if case .closed = $0 { return true }; if case .failed = $0 { return true }; return false } }
     }
 
     private var loop: RawWebSocketLoop!
+
+    /// Whether `message` is the `selection` a pointer with `ref` caused.
+    private static func isSelection(_ message: InboundMessage, ref: String) -> Bool {
+        if case .selection(let update)? = try? ServerMessage.decode(message.bytes) { return update.ref == ref }
+        return false
+    }
 
     override func setUpWithError() throws { loop = try RawWebSocketLoop(maxMessageSize: 4 << 20) }
     override func tearDown() { loop.shutdown(); loop = nil }
@@ -71,9 +80,8 @@ final class RawWebSocketClientTests: XCTestCase {
         XCTAssertEqual(Set(snapshots), Set(welcome.charts.map(\.id)))
         connection.send(bytes: ClientMessage.viewport(.init(chart: "sales", viewport: Viewport(x: 0, y: 0, width: 600, height: 300))).encode(), binary: false)
         connection.send(bytes: ClientMessage.pointer(.init(chart: "sales", phase: .move, x: 130, y: 90, ref: "r-1")).encode(), binary: false)
-        XCTAssertTrue(eventually {
-            recorder.messages.contains { if case .selection(let update)? = try? ServerMessage.decode($0.bytes) { return update.ref == "r-1" }; return false }
-        }, "the masked pointer frames were read by the server")
+        XCTAssertTrue(eventually { recorder.messages.contains { Self.isSelection($0, ref: "r-1") } },
+                      "the masked pointer frames were read by the server")
         connection.close(code: 1000)
         XCTAssertTrue(eventually { recorder.ended })
         XCTAssertEqual(recorder.events.last, .closed(1000), "the server echoed the close")
@@ -104,10 +112,8 @@ final class RawWebSocketClientTests: XCTestCase {
             return sent
         }
         XCTAssertNotNil(sentAt)
-        XCTAssertTrue(eventually {
-            recorder.messages.dropFirst(before).contains { if case .selection(let u)? = try? ServerMessage.decode($0.bytes) { return u.ref == "late" }; return false }
-        })
-        guard let sentAt, let i = recorder.messages.firstIndex(where: { if case .selection(let u)? = try? ServerMessage.decode($0.bytes) { return u.ref == "late" }; return false }) else { return }
+        XCTAssertTrue(eventually { recorder.messages.dropFirst(before).contains { Self.isSelection($0, ref: "late") } })
+        guard let sentAt, let i = recorder.messages.firstIndex(where: { Self.isSelection($0, ref: "late") }) else { return }
         let time = recorder.times[i]
         XCTAssertGreaterThanOrEqual(time.readAt - sentAt, busy, "read only after the busy spell")
         XCTAssertGreaterThanOrEqual(time.arrivedAt, sentAt, "arrived after it was caused")
