@@ -3,7 +3,9 @@
 #
 # For each scenario, starts a fresh server on loopback (ChartCast, then Debian's
 # libwebsockets-test-server with its lws-mirror-protocol), runs chartcast-load against it
-# with the same viewer/driver counts, rate and message size, and keeps both JSON reports.
+# with the same viewer/driver counts, rate and message size, and keeps both JSON reports; for
+# n100, n1000 and n5000 also the send() floor (chartcast-load --send-floor: the same frames as
+# one send() per socket and nothing else).
 # Then prints one table with ratios and the targets checked, and writes it (with every
 # report) to bench/results/<date>.json. The server runs on core 0 and the load on core 1
 # when taskset exists and there are two cores.
@@ -128,10 +130,10 @@ for scenario in $SCENARIOS; do
     du -sh "$WORK/data-$scenario" >"$WORK/$scenario.chartcast.history-size" 2>/dev/null || true
     rm -rf "$WORK/data-$scenario"
 
+    # The mirror and the send() floor carry messages as large as ChartCast's mean state message.
+    size=$(grep -o '"meanStateBytes":[0-9.]*' "$WORK/$scenario.chartcast.json" 2>/dev/null | cut -d: -f2 | cut -d. -f1 || true)
+    [ -n "$size" ] && [ "$size" -ge 128 ] || size=400
     if [ "$HAVE_MIRROR" = 1 ] && [ "$scenario" != ingest100 ]; then
-        # The mirror carries messages as large as ChartCast's mean state message in this scenario.
-        size=$(grep -o '"meanStateBytes":[0-9.]*' "$WORK/$scenario.chartcast.json" | cut -d: -f2 | cut -d. -f1 || true)
-        [ -n "$size" ] && [ "$size" -ge 128 ] || size=400
         echo "== $scenario: mirror, $viewers viewers × $rate Hz, $size-byte messages" >&2
         port=$(free_port)
         "${SERVER_PIN[@]}" "$MIRROR_SERVER" --port="$port" -d 0 >"$WORK/$scenario.mirror.log" 2>&1 &
@@ -141,6 +143,18 @@ for scenario in $SCENARIOS; do
             --message-size "$size" "${common[@]}" --json "$WORK/$scenario.mirror.json" >&2 || true
         stop_server
     fi
+
+    # The send() floor for the same frames: one send per socket per event and nothing else, on
+    # the server's core (the reader on the tester's), so each server's cost reads against it.
+    case "$scenario" in n100|n1000|n5000)
+        events=$(awk -v r="$rate" -v d="$drivers" 'BEGIN { print r * d }')
+        pins=()
+        [ ${#SERVER_PIN[@]} -gt 0 ] && pins=(--sender-cpu 0 --reader-cpu 1)
+        echo "== $scenario: send() floor, $((viewers + drivers)) sockets × $events Hz, $size-byte messages" >&2
+        "$BIN/chartcast-load" --send-floor --viewers "$((viewers + drivers))" --rate "$events" --duration "$duration" \
+            --message-size "$size" "${pins[@]}" --json "$WORK/$scenario.floor.json" >&2 || true
+        ;;
+    esac
 done
 
 mkdir -p "$ROOT/bench/results"

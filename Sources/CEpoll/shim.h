@@ -1,17 +1,19 @@
-/* CEpoll: the Linux socket calls chartcast-load's raw WebSocket client needs beyond Swift's Glibc
- * module. epoll and pipe2 are part of glibc, but the Glibc module does not include
- * <sys/epoll.h>, and it declares pipe2 only with _GNU_SOURCE, which it is not built with; the
- * receive-timestamp helpers below exist because their C API is macros. Nothing to link: the
- * functions are libc's. */
+/* CEpoll: the Linux socket calls chartcast-load's raw WebSocket client (and its send() floor
+ * measurement) needs beyond Swift's Glibc module. epoll and pipe2 are part of glibc, but the Glibc
+ * module does not include <sys/epoll.h>, and it declares pipe2 only with _GNU_SOURCE, which it is
+ * not built with; the receive-timestamp and thread-pinning helpers below exist because their C
+ * API is macros. Nothing to link: the functions are libc's. */
 #ifndef CHARTCAST_CEPOLL_SHIM_H
 #define CHARTCAST_CEPOLL_SHIM_H
 
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
 
 /* pipe2 is declared by <unistd.h> only under _GNU_SOURCE. */
 int pipe2(int pipefd[2], int flags);
@@ -48,6 +50,18 @@ static inline ssize_t chartcast_read_stamped(int fd, void *buffer, size_t length
         }
     }
     return count;
+}
+
+/* Pins the calling thread to one CPU (0-based); returns 0, or -1 with errno set. The glibc call
+ * and the CPU_SET macros that fill its mask exist only under _GNU_SOURCE, which Swift's Glibc
+ * module is not built with, so the mask is a plain bit array handed to the system call. */
+static inline int chartcast_pin_thread(int cpu) {
+    unsigned long mask[16];
+    const int bits = (int)(8 * sizeof(unsigned long));
+    if (cpu < 0 || cpu >= 16 * bits) { errno = EINVAL; return -1; }
+    memset(mask, 0, sizeof mask);
+    mask[cpu / bits] = 1UL << (cpu % bits);
+    return (int)syscall(SYS_sched_setaffinity, 0, sizeof mask, mask);
 }
 
 #endif

@@ -55,6 +55,7 @@ extension BenchComparison {
             w.key(s.name); w.beginObject()
             w.key("chartcast"); w.value(s.chartcast)
             w.key("mirror"); w.value(s.mirror ?? .null)
+            if let floor = s.floor { w.key("floor"); w.value(floor) }
             w.endObject()
         }
         w.endObject()
@@ -68,7 +69,8 @@ extension BenchComparison {
         return abs(v) >= 100 ? Format.fixed(v, 0) : Format.fixed(v, 2)
     }
 
-    /// Loads `<scenario>.chartcast.json` / `<scenario>.mirror.json` pairs from `directory`.
+    /// Loads `<scenario>.chartcast.json` / `<scenario>.mirror.json` pairs (and `<scenario>.floor.json`
+    /// where there is one) from `directory`.
     /// - Throws: `ReportWriteError` when the directory cannot be read or a report is not JSON.
     public static func load(directory: String) throws -> BenchComparison {
         guard let dir = opendir(directory) else { throw ReportWriteError(description: "cannot open \(directory)") }
@@ -82,21 +84,15 @@ extension BenchComparison {
             let base = String(name.dropLast(".chartcast.json".count))
             guard let chartcast = try readJSON("\(directory)/\(name)") else { continue }
             let mirror = try readJSON("\(directory)/\(base).mirror.json")
-            scenarios.append(Scenario(name: base, chartcast: chartcast, mirror: mirror))
+            let floor = try readJSON("\(directory)/\(base).floor.json")
+            scenarios.append(Scenario(name: base, chartcast: chartcast, mirror: mirror, floor: floor))
         }
         return BenchComparison(scenarios: scenarios)
     }
 
     /// Writes `json` (plus a newline) to `path`.
     /// - Throws: `ReportWriteError` when the file cannot be written.
-    public func writeJSON(to path: String) throws {
-        guard let file = fopen(path, "w") else { throw ReportWriteError(description: "cannot write \(path)") }
-        defer { fclose(file) }
-        let bytes = json + [0x0A]
-        guard bytes.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == bytes.count else {
-            throw ReportWriteError(description: "short write to \(path)")
-        }
-    }
+    public func writeJSON(to path: String) throws { try ReportWriteError.write(json, to: path) }
 
     private static func readJSON(_ path: String) throws -> JSONValue? {
         guard let text = ServerProcess.readText(path) else { return nil }

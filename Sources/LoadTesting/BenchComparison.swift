@@ -22,10 +22,13 @@ public struct BenchComparison {
         public var name: String
         public var chartcast: JSONValue
         public var mirror: JSONValue?
-        public init(name: String, chartcast: JSONValue, mirror: JSONValue?) {
+        /// `chartcast-load --send-floor` with the scenario's sockets, rate and message size.
+        public var floor: JSONValue?
+        public init(name: String, chartcast: JSONValue, mirror: JSONValue?, floor: JSONValue? = nil) {
             self.name = name
             self.chartcast = chartcast
             self.mirror = mirror
+            self.floor = floor
         }
     }
 
@@ -140,6 +143,7 @@ public struct BenchComparison {
                 rows.append(Row(scenario: s.name, metric: "server CPU / frame ÷ own n1000's", chartcast: a.map { $0 / own }, mirror: nil,
                                 target: "≤ 1.1", met: a.map { $0 / own <= 1.1 }))
             }
+            if let f = s.floor { rows += floorRows(s.name, c, m, f, ratio: ratio) }
             if viewers >= 1000 {
                 row("RSS / idle viewer (B)", ["server", "rssPerIdleViewer"], target: "≤ 1.5× mirror") { a, b in b.map { a <= 1.5 * $0 } ?? false }
             } else {
@@ -171,5 +175,22 @@ public struct BenchComparison {
                             target: "≥ 10,000", met: ok >= 10_000 && (number(c, "connections", "dropped") ?? 1) == 0))
         }
         return rows
+    }
+
+    /// The scenario against the send() floor: what a bare loop of `send()`s pays for the same
+    /// frames on this machine, each server's CPU per frame as a multiple of it, where the CPU
+    /// target sits above it, and the floor's own fan-out p99 (informational rows: the floor is
+    /// what no one-thread server can go below).
+    private static func floorRows(_ name: String, _ c: JSONValue, _ m: JSONValue?, _ f: JSONValue, ratio: Double) -> [Row] {
+        guard let floor = number(f, "cpuMicrosPerFrame"), floor > 0 else { return [] }
+        let cc = number(c, "server", "cpuMicrosPerFrame"), mc = number(m, "server", "cpuMicrosPerFrame")
+        return [
+            Row(scenario: name, metric: "send() floor: CPU / frame (µs)", chartcast: floor, mirror: nil, target: "", met: nil),
+            Row(scenario: name, metric: "server CPU / frame ÷ send() floor", chartcast: cc.map { $0 / floor },
+                mirror: mc.map { $0 / floor }, target: "", met: nil),
+            Row(scenario: name, metric: "CPU target (\(Format.fixed(ratio, 1))× mirror) ÷ send() floor", chartcast: mc.map { ratio * $0 / floor },
+                mirror: nil, target: "", met: nil),
+            Row(scenario: name, metric: "send() floor: fan-out p99 (ms)", chartcast: number(f, "frameMs", "p99"), mirror: nil, target: "", met: nil),
+        ]
     }
 }

@@ -126,11 +126,20 @@ public struct ReportWriteError: Error, CustomStringConvertible {
 extension LoadReport {
     /// Writes `json` (plus a newline) to `path`, replacing the file.
     /// - Throws: `ReportWriteError` when the file cannot be opened or fully written.
-    public func writeJSON(to path: String) throws {
-        guard let file = fopen(path, "w") else { throw ReportWriteError(description: String(cString: strerror(errno))) }
+    public func writeJSON(to path: String) throws { try ReportWriteError.write(json, to: path) }
+}
+
+extension ReportWriteError {
+    /// Writes `json` and a newline to `path`, replacing the file: every report's `writeJSON`.
+    /// - Throws: `ReportWriteError` when the file cannot be opened or fully written.
+    static func write(_ json: [UInt8], to path: String) throws {
+        guard let file = fopen(path, "w") else {
+            throw ReportWriteError(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
         defer { fclose(file) }
         let bytes = json + [0x0A]
-        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        guard written == bytes.count else { throw ReportWriteError(description: "short write") }
+        guard bytes.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == bytes.count else {
+            throw ReportWriteError(description: "short write to \(path)")
+        }
     }
 }

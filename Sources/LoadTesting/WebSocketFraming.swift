@@ -67,22 +67,36 @@ enum WebSocketFraming {
     /// One client frame: FIN set, `opcode`, the payload masked with `mask` (RFC 6455 § 5.3).
     /// - Complexity: O(payload).
     static func clientFrame(opcode: UInt8, payload: [UInt8], mask: UInt32) -> [UInt8] {
-        var frame: [UInt8] = []
-        frame.reserveCapacity(payload.count + 14)
-        frame.append(0x80 | opcode)
-        if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
-        } else if payload.count <= 0xFFFF {
-            frame.append(0x80 | 126)
-            frame.append(UInt8(payload.count >> 8))
-            frame.append(UInt8(payload.count & 0xFF))
-        } else {
-            frame.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xFF)) }
-        }
+        var frame = header(opcode: opcode, masked: true, payloadLength: payload.count)
         let key = [UInt8(mask >> 24), UInt8((mask >> 16) & 0xFF), UInt8((mask >> 8) & 0xFF), UInt8(mask & 0xFF)]
         frame.append(contentsOf: key)
         for (i, byte) in payload.enumerated() { frame.append(byte ^ key[i & 3]) }
+        return frame
+    }
+
+    /// One unmasked text frame as a server sends it, of `payloadBytes` spaces (the send() floor's
+    /// stand-in for a state message of that size).
+    static func serverTextFrame(payloadBytes: Int) -> [UInt8] {
+        header(opcode: 0x1, masked: false, payloadLength: payloadBytes) + [UInt8](repeating: 0x20, count: payloadBytes)
+    }
+
+    /// A frame's first bytes: FIN and `opcode`, the mask bit and the payload length in the
+    /// shortest form (7 bits, 16 or 64).
+    private static func header(opcode: UInt8, masked: Bool, payloadLength count: Int) -> [UInt8] {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(count + 14)
+        frame.append(0x80 | opcode)
+        let mask: UInt8 = masked ? 0x80 : 0
+        if count < 126 {
+            frame.append(mask | UInt8(count))
+        } else if count <= 0xFFFF {
+            frame.append(mask | 126)
+            frame.append(UInt8(count >> 8))
+            frame.append(UInt8(count & 0xFF))
+        } else {
+            frame.append(mask | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((UInt64(count) >> UInt64(shift)) & 0xFF)) }
+        }
         return frame
     }
 

@@ -1,5 +1,6 @@
 // chartcast-load: headless viewers and drivers against a ChartCast server, or against
-// libwebsockets-test-server's mirror protocol (--mirror) as the raw fan-out baseline.
+// libwebsockets-test-server's mirror protocol (--mirror) as the raw fan-out baseline; and the
+// send() floor (--send-floor), the kernel's own price of a fan-out on this machine.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print(LoadOptions.usage)
     print()
     print(SoakOptions.usage)
+    print()
+    print(SendFloorOptions.usage)
     exit(0)
 }
 
@@ -22,6 +25,27 @@ if let i = arguments.firstIndex(of: "--compare") {
         print(comparison.table, terminator: "")
         if let json { try comparison.writeJSON(to: json) }
         exit(comparison.allTargetsMet ? 0 : 1)
+    } catch {
+        fputs("chartcast-load: \(error)\n", stderr)
+        exit(1)
+    }
+}
+
+// `--send-floor …`: the kernel's price of a fan-out, with no server at all.
+if arguments.contains("--send-floor") {
+    let floor: SendFloorOptions
+    do {
+        floor = try SendFloorOptions.parse(arguments)
+    } catch {
+        fputs("chartcast-load: \(error)\n\n\(SendFloorOptions.usage)\n", stderr)
+        exit(2)
+    }
+    signal(SIGPIPE, SIG_IGN)
+    do {
+        let report = try SendFloor.run(floor)
+        print(report.text, terminator: "")
+        if let path = floor.jsonPath { try report.writeJSON(to: path) }
+        exit(report.succeeded ? 0 : 1)
     } catch {
         fputs("chartcast-load: \(error)\n", stderr)
         exit(1)
@@ -72,7 +96,7 @@ if let path = options.jsonPath {
     do {
         try report.writeJSON(to: path)
     } catch {
-        fputs("chartcast-load: cannot write \(path): \(error)\n", stderr)
+        fputs("chartcast-load: \(error)\n", stderr)
         exit(1)
     }
 }

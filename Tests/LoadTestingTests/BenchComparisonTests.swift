@@ -93,6 +93,21 @@ final class BenchComparisonTests: XCTestCase {
         XCTAssertEqual(row(own(3.4), "n5000", "server CPU / frame ÷ own")?.met, false, "3.4 is more than 1.1 × 3")
     }
 
+    func testTheSendFloorPutsEachServerAndTheTargetAgainstABareLoopOfSends() {
+        let floor: JSONValue = .object([("cpuMicrosPerFrame", .number(8)), ("frameMs", .object([("p99", .number(9.5))]))])
+        let c = BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 12, cpuPerFrame: 10),
+                                                  mirror: report(p99: 40, cpuPerFrame: 16), floor: floor)])
+        XCTAssertEqual(row(c, "n1000", "send() floor: CPU / frame")?.chartcast, 8)
+        let over = row(c, "n1000", "server CPU / frame ÷ send() floor")
+        XCTAssertEqual(over?.chartcast, 1.25)
+        XCTAssertEqual(over?.mirror, 2)
+        XCTAssertEqual(row(c, "n1000", "CPU target (0.5× mirror) ÷ send() floor")?.chartcast, 1, "0.5 × 16 µs is the floor itself")
+        XCTAssertEqual(row(c, "n1000", "send() floor: fan-out p99")?.chartcast, 9.5)
+        XCTAssertTrue(c.rows.filter { $0.metric.contains("send() floor") }.allSatisfy { $0.met == nil }, "the floor sets no target")
+        let without = BenchComparison(scenarios: [.init(name: "n1000", chartcast: report(p99: 12), mirror: report(p99: 40))])
+        XCTAssertNil(row(without, "n1000", "send() floor: CPU / frame"), "no floor report, no floor rows")
+    }
+
     func testStalledScenarioComparesWithTheUnstalledRun() {
         let c = BenchComparison(scenarios: [
             .init(name: "n1000", chartcast: report(p99: 10, peakRSS: 50 * 1_048_576), mirror: nil),
