@@ -1,6 +1,13 @@
 // swift-tools-version:5.9
 import PackageDescription
 
+/// The fan-out's modules (WebSockets, ChartCastServer) skip Swift's dynamic exclusivity checks in
+/// release builds: each frame written to each viewer otherwise pays a `swift_beginAccess` /
+/// `swift_endAccess` pair and a thread-local access-set lookup per class property it modifies.
+/// Debug builds — `make test`, every integration test — keep the checks, so an overlapping access
+/// there still traps. Measured in docs/performance.md ("Exclusivity checks off in release").
+let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "ChartCast",
     products: [
@@ -20,7 +27,7 @@ let package = Package(
         // inflate permessage-deflate messages itself).
         // libev, the epoll loop libwebsockets can run on (its libev plugin, libwebsockets-evlib-ev).
         .systemLibrary(name: "CLibev", providers: [.apt(["libev-dev"])]),
-        .target(name: "WebSockets", dependencies: ["CLibWebsockets", "CZlib", "CLibev"]),
+        .target(name: "WebSockets", dependencies: ["CLibWebsockets", "CZlib", "CLibev"], swiftSettings: hotPathSettings),
         // C shim over the Debian zlib package: gzip request bodies, permessage-deflate messages.
         .systemLibrary(
             name: "CZlib",
@@ -66,7 +73,8 @@ let package = Package(
         .target(name: "ChartCast", dependencies: ["ChartEngine", "ChartCastProtocol", "ChartCastServer"]),
         // Sessions, fan-out, feeds, HTTP endpoints.
         .target(name: "ChartCastServer", dependencies: ["WebSockets", "ChartEngine", "ChartCastProtocol", "ChartCastDemo", "ChartCastIngest",
-                                                    "ChartCastStorage", "ChartCastCluster"]),
+                                                    "ChartCastStorage", "ChartCastCluster"],
+                swiftSettings: hotPathSettings),
         // Headless viewers and drivers for load tests.
         // Linux's epoll for the load tester's raw WebSocket client (glibc's; Swift's Glibc module lacks the header).
         .systemLibrary(name: "CEpoll"),

@@ -78,18 +78,30 @@ final class Session: RosterMember {
     /// Personal frames waiting beyond this are dropped (and counted), never queued without bound.
     static let maxPersonalFrames = 16
 
+    // The fields every frame of a fan-out reads come first, in declaration order (which is
+    // how Swift lays out a class): they share one or two cache lines instead of five, which a
+    // walk over thousands of viewers — each visit after a `send` that evicted the last —
+    // pays for per line.
     let connection: ViewerConnection
+    var cursors: [Cursor]
+    private var personal = FIFOQueue<OutboundFrame>()
+    var viewersVersion = -1
+    /// Round-robin start for the chart scan so one busy chart cannot starve the others.
+    var nextChart = 0
+    /// Writable callbacks so far (each `nextFrame`), so the sweep sees whether output moved.
+    var writeCallbacks = 0
+    /// Bytes of the frame handed out at the last writable callback (0: none): an upper bound on
+    /// what libwebsockets holds while it reports a partial write.
+    var lastFrameBytes = 0
+    /// Set after a fatal error: only personal frames are still sent, then the connection closes.
+    var closing = false
+    /// Queued in `ServerCore.heldSessions`: its chart data waits for a later service pass.
+    var isHeld = false
     var info: ViewerInfo
     var viewports: [Viewport?]
-    var cursors: [Cursor]
     /// Per chart slot: the history answer of the viewer's current view, when it reaches before
     /// the live window and a history reader is set.
     var histories: [HistoryPart?]
-    /// Round-robin start for the chart scan so one busy chart cannot starve the others.
-    var nextChart = 0
-    /// Queued in `ServerCore.heldSessions`: its chart data waits for a later service pass.
-    var isHeld = false
-    var viewersVersion = -1
     var rateLimiter: RateLimiter
     /// The budget this viewer's address shares with its other connections (`AddressBudgets`);
     /// nil when there is none.
@@ -99,15 +111,8 @@ final class Session: RosterMember {
     /// Whether this connection may `publish` (write token presented, or a loopback peer when no
     /// token is configured), decided at the handshake.
     let canWrite: Bool
-    /// Set after a fatal error: only personal frames are still sent, then the connection closes.
-    var closing = false
     /// This viewer's slot on the server's roster.
     var rosterSlot = -1
-    /// Writable callbacks so far (each `nextFrame`), so the sweep sees whether output moved.
-    var writeCallbacks = 0
-    /// Bytes of the frame handed out at the last writable callback (0: none): an upper bound on
-    /// what libwebsockets holds while it reports a partial write.
-    var lastFrameBytes = 0
     /// `writeCallbacks` at the previous sweep.
     var sweptWriteCallbacks = 0
     /// The kernel's unsent bytes for the socket at the previous sweep (a smaller figure now means
@@ -116,7 +121,6 @@ final class Session: RosterMember {
     /// Since when output has been pending without a write going through (monotonic ns), nil
     /// while output moves or nothing is pending. See `ServerCore.sweepSlowViewers`.
     var stuckSince: UInt64?
-    private var personal = FIFOQueue<OutboundFrame>()
 
     /// A session with one cursor per chart slot.
     init(connection: ViewerConnection, info: ViewerInfo, cursors: [Cursor], rateLimiter: RateLimiter, canWrite: Bool) {

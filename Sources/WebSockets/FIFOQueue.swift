@@ -12,27 +12,32 @@
 public struct FIFOQueue<Element> {
     @usableFromInline var storage: [Element] = []
     @usableFromInline var head = 0
+    /// `storage.count - head`, kept beside them so that asking an empty queue (every viewer's
+    /// personal queue, on every frame of a fan-out) reads no more than the queue's own words,
+    /// not the storage's heap header: one cache miss less per viewer.
+    @usableFromInline var queued = 0
 
     @inlinable
     public init() {}
 
     /// Elements still queued.
     @inlinable
-    public var count: Int { storage.count - head }
+    public var count: Int { queued }
 
     /// True when nothing is queued.
     @inlinable
-    public var isEmpty: Bool { head == storage.count }
+    public var isEmpty: Bool { queued == 0 }
 
     /// The oldest element, without removing it.
     @inlinable
-    public var first: Element? { head < storage.count ? storage[head] : nil }
+    public var first: Element? { queued > 0 ? storage[head] : nil }
 
     /// Queues `element` at the back.
     /// - Complexity: amortised O(1).
     @inlinable
     public mutating func append(_ element: Element) {
         storage.append(element)
+        queued += 1
     }
 
     /// Queues every element of `elements`, in order.
@@ -40,6 +45,7 @@ public struct FIFOQueue<Element> {
     @inlinable
     public mutating func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         storage.append(contentsOf: elements)
+        queued = storage.count - head
     }
 
     /// Removes and returns the oldest element, nil when empty.
@@ -47,9 +53,10 @@ public struct FIFOQueue<Element> {
     ///   since the previous one.
     @inlinable
     public mutating func popFirst() -> Element? {
-        guard head < storage.count else { return nil }
+        guard queued > 0 else { return nil }
         let element = storage[head]
         head += 1
+        queued -= 1
         if head == storage.count {
             storage.removeAll(keepingCapacity: true)
             head = 0
@@ -65,6 +72,7 @@ public struct FIFOQueue<Element> {
     public mutating func removeAll() {
         storage.removeAll()
         head = 0
+        queued = 0
     }
 }
 

@@ -12,6 +12,34 @@ import CLibWebsockets
 /// - Note: service thread only, except `id`, `remoteAddress` and the handshake (`handshake`,
 ///   `authorization`, `origin`). Debug builds check this.
 public final class WebSocketConnection: Hashable, CustomStringConvertible {
+    // What `writeNow` and every frame written read comes first, in declaration order (how
+    // Swift lays out a class), so that a fan-out's visit to this connection touches one cache
+    // line or two rather than three.
+    /// The server this connection belongs to. It outlives its connections' use: every call
+    /// that reaches it runs on the service thread, which the server owns and stops before it
+    /// goes. Debug builds (every test) hold it `unowned`, so a use after the server is gone
+    /// traps; release builds hold it `unowned(unsafe)`: loading the reference costs no retain
+    /// and release, which for an object with a side table (the server is held weakly
+    /// elsewhere) take the runtime's slow path — once per viewer per fan-out.
+    #if DEBUG
+    unowned let server: WebSocketServer
+    #else
+    unowned(unsafe) let server: WebSocketServer
+    #endif
+    /// The lws connection; nil once closed.
+    var wsi: OpaquePointer?
+    private var storedUserData: AnyObject?
+    /// A writable callback was requested and has not arrived yet.
+    var writeArmed = false
+    /// A ping is due: the next writable callback writes it before any frame.
+    var pingDue = false
+    /// The idle sweep hung up on this connection (it closes in the next service pass).
+    var hungUp = false
+    /// The peer's close frame arrived (libwebsockets echoes it and closes; nothing more is
+    /// written outside its callbacks).
+    var peerClosed = false
+    /// The close queued by `close(code:reason:)`.
+    var pendingClose: (code: UInt16, reason: [UInt8])?
     /// Unique per server, increasing in accept order.
     public let id: Int
     /// The peer, e.g. "127.0.0.1:53422".
@@ -20,9 +48,6 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// configured custom ones) and the peer's IP address. Its body is empty.
     public let handshake: HTTPRequest
 
-    unowned let server: WebSocketServer
-    /// The lws connection; nil once closed.
-    var wsi: OpaquePointer?
     var assembler: MessageAssembler
     /// Inflates this connection's compressed messages (permessage-deflate); made on the first one.
     var inflater: PermessageInflater?
@@ -30,10 +55,6 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var receivingMessage = false
     /// Whether the message being received is compressed (RSV1 on its first frame).
     var messageCompressed = false
-    /// A writable callback was requested and has not arrived yet.
-    var writeArmed = false
-    /// The close queued by `close(code:reason:)`.
-    var pendingClose: (code: UInt16, reason: [UInt8])?
     /// Frames written since the close was queued (bounded, so a close always happens).
     var framesSinceClose = 0
     /// When the peer was last heard from (opened, a message chunk, a pong), on the coarse
@@ -41,14 +62,6 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     var lastHeard = WebSocketServer.idleClock()
     /// A ping went out (or is due) for the current silence.
     var pinged = false
-    /// A ping is due: the next writable callback writes it before any frame.
-    var pingDue = false
-    /// The idle sweep hung up on this connection (it closes in the next service pass).
-    var hungUp = false
-    /// The peer's close frame arrived (libwebsockets echoes it and closes; nothing more is
-    /// written outside its callbacks).
-    var peerClosed = false
-    private var storedUserData: AnyObject?
 
     init(id: Int, remoteAddress: String, handshake: HTTPRequest, server: WebSocketServer, wsi: OpaquePointer, maxMessageSize: Int) {
         self.id = id
@@ -87,7 +100,7 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// keeps asking after each write while the delegate reports more pending. Idempotent and cheap.
     /// - Note: service thread only.
     public func requestWrite() {
-        let loop = server.loop   // one load of the unowned server (see `writeNow`)
+        unowned(unsafe) let loop = server.loop   // no retain, no release (see `writeNow`)
         loop.assertServiceThread()
         loop.requestWritable(wsi, armed: &writeArmed)
     }
@@ -104,18 +117,21 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// that does not go through whole is kept and finished by libwebsockets as always.
     /// - Note: service thread only.
     public func writeNow() {
-        // The server is loaded once: it has a side table (something holds it weakly), so each
-        // load of the unowned reference is a retain and a release on the runtime's slow path —
-        // one per property read here, per viewer per fan-out, before this was a local.
-        let server = self.server
-        let loop = server.loop
+        // The server and its loop have side tables (something holds each weakly), so every
+        // retain and release of them takes the runtime's slow path: these locals are
+        // `unowned(unsafe)`, which takes none — once per viewer per fan-out. Both are alive for
+        // the call (it runs on the loop's thread, which the server stops before it goes).
+        unowned(unsafe) let server = self.server
+        unowned(unsafe) let loop = server.loop
         loop.assertServiceThread()
         guard server.writesNow, loop.isAfterPass, !server.isWritingNow, !writeArmed, !pingDue,
               pendingClose == nil, !peerClosed, !hungUp, let wsi, lws_partial_buffered(wsi) == 0 else {
             loop.requestWritable(wsi, armed: &writeArmed)
             return
         }
-        server.writeNow(self, wsi: wsi)
+        // Called through a +0 reference: a plain call would retain and release the server
+        // around it (the slow path, above).
+        Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef { $0.writeNow(self, wsi: wsi) }
     }
 
     /// Queues a close: the delegate's pending frames are written first (at most
