@@ -1,21 +1,44 @@
 import ChartEngine
 
 extension ServerMessage {
+    /// The members of a `welcome` that every viewer of one dashboard gets alike, as they appear in
+    /// it: `"charts":[…],"limits":{…}`. A server encodes them once per dashboard state and splices
+    /// them into each arriving viewer's welcome (`encodeWelcome`), which is how `encode()` builds
+    /// one too, so the two cannot differ.
+    /// - Complexity: O(size of the chart specs).
+    public static func welcomeSharedMembers(charts: [ChartSpec], limits: ProtocolLimits) -> [UInt8] {
+        var w = JSONWriter(capacity: 256 + 256 * charts.count)
+        w.beginObject()
+        w.key("charts"); w.beginArray(); for spec in charts { spec.encode(into: &w) }; w.endArray()
+        w.key("limits"); limits.encode(into: &w)
+        w.endObject()
+        return Array(w.bytes.dropFirst().dropLast())   // the members without their braces
+    }
+
+    /// A whole `welcome`: its type, the protocol version and the viewer, then `sharedMembers`
+    /// from `welcomeSharedMembers`.
+    /// - Complexity: O(size of the message), one copy of the shared members.
+    public static func encodeWelcome(protocolVersion: Int, viewer: ViewerInfo, sharedMembers: [UInt8]) -> [UInt8] {
+        var w = JSONWriter(capacity: 128 + sharedMembers.count)
+        w.beginObject()
+        w.key("type"); w.string("welcome")
+        w.key("protocol"); w.number(protocolVersion)
+        w.key("viewer"); w.string(viewer.id)
+        w.key("name"); w.string(viewer.name)
+        w.key("color"); w.string(viewer.color)
+        w.raw(sharedMembers)   // members, not a value: raw's comma comes before them all the same
+        w.endObject()
+        return w.bytes
+    }
+
     /// The bytes of one text frame.
     /// - Complexity: O(size of the message); a snapshot is O(points).
     public func encode() -> [UInt8] {
         var w: JSONWriter
         switch self {
         case .welcome(let m):
-            w = JSONWriter(capacity: 512 + 256 * m.charts.count)
-            w.beginObject()
-            w.key("type"); w.string("welcome")
-            w.key("protocol"); w.number(m.protocolVersion)
-            w.key("viewer"); w.string(m.viewer.id)
-            w.key("name"); w.string(m.viewer.name)
-            w.key("color"); w.string(m.viewer.color)
-            w.key("charts"); w.beginArray(); for spec in m.charts { spec.encode(into: &w) }; w.endArray()
-            w.key("limits"); m.limits.encode(into: &w)
+            return Self.encodeWelcome(protocolVersion: m.protocolVersion, viewer: m.viewer,
+                                      sharedMembers: Self.welcomeSharedMembers(charts: m.charts, limits: m.limits))
         case .snapshot(let m):
             w = JSONWriter(capacity: 256 + m.series.reduce(0) { $0 + 24 * $1.points.count })
             w.beginObject()

@@ -81,6 +81,9 @@ final class ServerCore {
     private var viewerCounter = 0
     private var viewersVersion = 0
     private var viewersDirty = false
+    /// The welcome's shared members (`"charts":[…],"limits":{…}`) for the dashboard as it was
+    /// when `key` was taken: each live chart's `specVersion` and series count, in order.
+    private var welcomeShared: (key: [Int], members: [UInt8])?
     private var lastViewersPublish: UInt64 = 0
     private var viewersFrame: (version: Int, frame: OutboundFrame)?
     /// Per chart: the selection version right after the latest departure of this pass changed
@@ -228,12 +231,27 @@ final class ServerCore {
         connection.userData = session
         roster.append(session)
         metrics.connectionsTotal += 1
-        let welcome = ServerMessage.Welcome(viewer: info, charts: liveChannels.map(\.spec), limits: ServerCore.limits)
-        session.enqueuePersonal(OutboundFrame(textBytes: ServerMessage.welcome(welcome).encode()))
+        let welcome = ServerMessage.encodeWelcome(protocolVersion: ServerMessage.protocolVersion, viewer: info,
+                                                  sharedMembers: welcomeSharedMembers())
+        session.enqueuePersonal(OutboundFrame(textBytes: welcome))
         clusterOpened(session)
         viewersDirty = true
         logger.log(.info, key: "viewer-connected", "viewer \(info.id) connected from \(connection.remoteAddress) (\(roster.count) connected)")
         connection.requestWrite()
+    }
+
+    /// What every arriving viewer's welcome shares, encoded once per dashboard state: a crowd
+    /// arriving together costs one encoding of the chart specs, not one each.
+    /// - Complexity: O(charts) to check the key; O(size of the specs) when the dashboard changed.
+    func welcomeSharedMembers() -> [UInt8] {
+        let live = liveChannels
+        var key: [Int] = []
+        key.reserveCapacity(2 * live.count)
+        for channel in live { key.append(channel.specVersion); key.append(channel.spec.series.count) }
+        if let cached = welcomeShared, cached.key == key { return cached.members }
+        let members = ServerMessage.welcomeSharedMembers(charts: live.map(\.spec), limits: ServerCore.limits)
+        welcomeShared = (key, members)
+        return members
     }
 
     /// A viewer left: its session is dropped and its hovers and drags leave the charts.

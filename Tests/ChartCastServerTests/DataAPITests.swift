@@ -190,6 +190,41 @@ final class DataAPITests: XCTestCase {
         XCTAssertEqual(welcome.charts.map(\.id), ["b", "c", "d"], "a viewer arriving now is welcomed in that order")
     }
 
+    func testTheWelcomeAnArrivingViewerGetsFollowsEveryChangeToTheDashboard() throws {
+        func welcomeBytes() throws -> [UInt8] {
+            let late = CoreHarness.Connection(id: Int.random(in: 1000...1_000_000), remoteAddress: "127.0.0.1:1", authorization: nil)
+            harness.core.open(late)
+            return try XCTUnwrap(harness.core.nextFrame(for: late).frame?.bytes, "no welcome")
+        }
+        func expected(_ bytes: [UInt8]) throws -> [UInt8] {
+            guard case .welcome(let w) = try ServerMessage.decode(bytes) else {
+                XCTFail("not a welcome")
+                return []
+            }
+            return ServerMessage.welcome(ServerMessage.Welcome(viewer: w.viewer, charts: harness.core.liveChannels.map(\.spec),
+                                                               limits: w.limits)).encode()
+        }
+        _ = try harness.api("PUT", "/api/charts/cpu", json: cpuSpec)
+        let first = try welcomeBytes()
+        XCTAssertEqual(first, try expected(first))
+        _ = try harness.api("PUT", "/api/charts/mem", json: cpuSpec)                                   // defined
+        let second = try welcomeBytes()
+        XCTAssertEqual(second, try expected(second))
+        XCTAssertTrue(String(decoding: second, as: UTF8.self).contains(#""id":"mem""#))
+        _ = try harness.api("PUT", "/api/charts/cpu", json: #"{"mark":"bar","x":{"kind":"linear"}}"#)  // replaced
+        let third = try welcomeBytes()
+        XCTAssertEqual(third, try expected(third))
+        XCTAssertTrue(String(decoding: third, as: UTF8.self).contains(#""mark":"bar""#))
+        _ = try harness.api("POST", "/api/charts/mem/points", json: #"{"points":[{"series":"disk","x":1000,"y":5}]}"#)  // a series added
+        let fourth = try welcomeBytes()
+        XCTAssertEqual(fourth, try expected(fourth))
+        XCTAssertTrue(String(decoding: fourth, as: UTF8.self).contains(#""disk""#))
+        _ = try harness.api("DELETE", "/api/charts/cpu")                                                // removed
+        let fifth = try welcomeBytes()
+        XCTAssertEqual(fifth, try expected(fifth))
+        XCTAssertFalse(String(decoding: fifth, as: UTF8.self).contains(#""id":"cpu""#))
+    }
+
     func testReplacingKeepsTheDataWhenTheAxisStaysTheSame() throws {
         _ = try harness.api("PUT", "/api/charts/cpu", json: cpuSpec)
         _ = try harness.api("POST", "/api/charts/cpu/points", json: #"{"points":[{"series":"user","x":1000,"y":5},{"series":"system","x":1000,"y":6}]}"#)
