@@ -208,14 +208,16 @@ extension ClientMessage {
     /// `ViewerName`. Whether the chart id exists is the server's question, not the decoder's.
     /// An error about a message that carried a valid `ref` carries that `ref`.
     /// A plain `pointer` message — nearly every frame a viewer sends — is read straight from its
-    /// bytes (`PointerFastPath`); everything else goes through `decodeGeneric`, with the same result.
+    /// bytes (`PointerFastPath`), and so is a plain `viewport` (`ViewportFastPath`: five per
+    /// arriving viewer); everything else goes through `decodeGeneric`, with the same result.
     /// - Throws: `ProtocolError` with `bad_json`, `unknown_type` or `bad_field`.
     public static func decode(_ bytes: [UInt8], limits: ProtocolLimits = .v1) throws -> ClientMessage {
         if let pointer = PointerFastPath.decode(bytes, limits: limits) { return pointer }
+        if let viewport = ViewportFastPath.decode(bytes, limits: limits) { return viewport }
         return try decodeGeneric(bytes, limits: limits)
     }
 
-    /// `decode` without the pointer fast path: a JSON document tree, then its fields. Public so
+    /// `decode` without the fast paths: a JSON document tree, then its fields. Public so
     /// that tests and the `client-message` fuzz target can check the two agree.
     /// - Throws: as `decode`.
     public static func decodeGeneric(_ bytes: [UInt8], limits: ProtocolLimits = .v1) throws -> ClientMessage {

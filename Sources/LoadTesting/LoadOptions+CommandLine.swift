@@ -48,77 +48,56 @@ extension LoadOptions {
     /// Parses command-line arguments (without the program name).
     /// - Throws: `LoadOptionsError` for an unknown option or a bad value.
     public static func parse(_ arguments: [String]) throws -> LoadOptions {
-        // Accept --name=value as well as --name value.
-        let arguments = arguments.flatMap { arg -> [String] in
-            guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return [arg] }
-            return [String(arg[..<eq]), String(arg[arg.index(after: eq)...])]
-        }
+        // `--name=value` is accepted as well as `--name value` (`ArgumentCursor`).
         var options = LoadOptions()
         var explicitURL = false
-        var i = 0
-        func value(_ name: String) throws -> String {
-            i += 1
-            guard i < arguments.count else { throw LoadOptionsError("\(name) needs a value") }
-            return arguments[i]
-        }
-        func number(_ name: String, min: Double) throws -> Double {
-            let text = try value(name)
-            guard let v = Double(text), v.isFinite, v >= min else { throw LoadOptionsError("\(name): bad value \(text)") }
-            return v
-        }
-        func count(_ name: String) throws -> Int {
-            let text = try value(name)
-            guard let v = Int(text), v >= 0 else { throw LoadOptionsError("\(name): bad value \(text)") }
-            return v
-        }
-        while i < arguments.count {
-            let arg = arguments[i]
+        var args = ArgumentCursor(arguments)
+        while let arg = args.next() {
             switch arg {
             case "--url":
-                let text = try value(arg)
+                let text = try args.value(arg)
                 guard let url = LoadURL(text) else { throw LoadOptionsError("--url: expected ws://host:port/path or wss://…, got \(text)") }
                 if explicitURL { options.urls.append(url) } else { options.url = url }
                 explicitURL = true
-            case "--viewers": options.viewers = try count(arg)
-            case "--drivers": options.drivers = try count(arg)
-            case "--rate": options.rate = try number(arg, min: 0.1)
-            case "--duration": options.duration = try number(arg, min: 0)
-            case "--ramp": options.ramp = try number(arg, min: 0)
+            case "--viewers": options.viewers = try args.integer(arg)
+            case "--drivers": options.drivers = try args.integer(arg)
+            case "--rate": options.rate = try args.number(arg, min: 0.1)
+            case "--duration": options.duration = try args.number(arg, min: 0)
+            case "--ramp": options.ramp = try args.number(arg, min: 0)
             case "--pattern":
-                let text = try value(arg)
+                let text = try args.value(arg)
                 guard let p = LoadPattern(rawValue: text) else { throw LoadOptionsError("--pattern: expected hover, scrub, range or mixed, got \(text)") }
                 options.pattern = p
-            case "--json": options.jsonPath = try value(arg)
+            case "--json": options.jsonPath = try args.value(arg)
             case "--server-pid":
-                let text = try value(arg)
+                let text = try args.value(arg)
                 guard let pid = Int32(text), pid > 0 else { throw LoadOptionsError("--server-pid: bad value \(text)") }
                 options.serverPID = pid
             case "--mirror": options.target = .mirror
             case "--message-size":
-                let size = try count(arg)
+                let size = try args.integer(arg)
                 guard size >= 128, size <= 60_000 else { throw LoadOptionsError("--message-size: 128…60000") }
                 options.messageSize = size
-            case "--stalled": options.stalledViewers = try count(arg)
-            case "--settle": options.settleTimeout = try number(arg, min: 0)
-            case "--connect-timeout": options.connectTimeout = try number(arg, min: 0)
+            case "--stalled": options.stalledViewers = try args.integer(arg)
+            case "--settle": options.settleTimeout = try args.number(arg, min: 0)
+            case "--connect-timeout": options.connectTimeout = try args.number(arg, min: 0)
             case "--quiet": options.progress = false
             case "--insecure": options.insecure = true
             case "--client":
-                let text = try value(arg)
+                let text = try args.value(arg)
                 guard let kind = LoadClientKind(rawValue: text) else { throw LoadOptionsError("--client: expected raw or lws, got \(text)") }
                 options.client = kind
-            case "--publishers": options.publishers = try count(arg)
-            case "--points-per-second": options.pointsPerSecond = try number(arg, min: 1)
+            case "--publishers": options.publishers = try args.integer(arg)
+            case "--points-per-second": options.pointsPerSecond = try args.number(arg, min: 1)
             case "--batch-points":
-                let points = try count(arg)
+                let points = try args.integer(arg)
                 guard points >= 1, points <= 1_000_000 else { throw LoadOptionsError("--batch-points: 1…1000000") }
                 options.batchPoints = points
-            case "--write-token": options.writeToken = try value(arg)
-            case "--retention": options.retentionSeconds = try count(arg)
+            case "--write-token": options.writeToken = try args.value(arg)
+            case "--retention": options.retentionSeconds = try args.integer(arg)
             default:
                 throw LoadOptionsError("unknown option \(arg)")
             }
-            i += 1
         }
         if options.target == .mirror && !explicitURL {
             options.url = LoadURL(host: "127.0.0.1", port: 7681, path: "/")

@@ -37,36 +37,19 @@ public struct SendFloorOptions: Sendable, Equatable {
     /// - Throws: `LoadOptionsError` for an unknown option or a bad value.
     public static func parse(_ arguments: [String]) throws -> SendFloorOptions {
         var options = SendFloorOptions()
-        var i = 0
-        func value(_ name: String) throws -> String {
-            i += 1
-            guard i < arguments.count else { throw LoadOptionsError("\(name) needs a value") }
-            return arguments[i]
-        }
-        func integer(_ name: String, min: Int) throws -> Int {
-            let text = try value(name)
-            guard let v = Int(text), v >= min else { throw LoadOptionsError("\(name): bad value \(text)") }
-            return v
-        }
-        func number(_ name: String, min: Double) throws -> Double {
-            let text = try value(name)
-            guard let v = Double(text), v.isFinite, v >= min else { throw LoadOptionsError("\(name): bad value \(text)") }
-            return v
-        }
-        while i < arguments.count {
-            let arg = arguments[i]
+        var args = ArgumentCursor(arguments)
+        while let arg = args.next() {
             switch arg {
             case "--send-floor": break
-            case "--viewers": options.connections = try integer(arg, min: 1)
-            case "--rate": options.rate = try number(arg, min: 0.1)
-            case "--duration": options.duration = try number(arg, min: 0.01)
-            case "--message-size": options.messageBytes = try integer(arg, min: 1)
-            case "--sender-cpu": options.senderCPU = try integer(arg, min: 0)
-            case "--reader-cpu": options.readerCPU = try integer(arg, min: 0)
-            case "--json": options.jsonPath = try value(arg)
+            case "--viewers": options.connections = try args.integer(arg, min: 1)
+            case "--rate": options.rate = try args.number(arg, min: 0.1)
+            case "--duration": options.duration = try args.number(arg, min: 0.01)
+            case "--message-size": options.messageBytes = try args.integer(arg, min: 1)
+            case "--sender-cpu": options.senderCPU = try args.integer(arg, min: 0)
+            case "--reader-cpu": options.readerCPU = try args.integer(arg, min: 0)
+            case "--json": options.jsonPath = try args.value(arg)
             default: throw LoadOptionsError("unknown option \(arg) for --send-floor")
             }
-            i += 1
         }
         return options
     }

@@ -72,60 +72,39 @@ public struct SoakOptions: Sendable, Equatable {
     /// Parses the soak's command line (`--soak SECONDS` and the options above).
     /// - Throws: `LoadOptionsError` naming the bad option.
     public static func parse(_ arguments: [String]) throws -> SoakOptions {
-        let arguments = arguments.flatMap { arg -> [String] in
-            guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return [arg] }
-            return [String(arg[..<eq]), String(arg[arg.index(after: eq)...])]
-        }
         var options = SoakOptions()
-        var i = 0
-        func value(_ name: String) throws -> String {
-            i += 1
-            guard i < arguments.count else { throw LoadOptionsError("\(name) needs a value") }
-            return arguments[i]
-        }
-        func number(_ name: String, min: Double) throws -> Double {
-            let text = try value(name)
-            guard let v = Double(text), v.isFinite, v >= min else { throw LoadOptionsError("\(name): bad value \(text)") }
-            return v
-        }
-        func count(_ name: String) throws -> Int {
-            let text = try value(name)
-            guard let v = Int(text), v >= 0 else { throw LoadOptionsError("\(name): bad value \(text)") }
-            return v
-        }
-        while i < arguments.count {
-            let arg = arguments[i]
+        var args = ArgumentCursor(arguments)
+        while let arg = args.next() {
             switch arg {
-            case "--soak": options.seconds = try number(arg, min: 1)
+            case "--soak": options.seconds = try args.number(arg, min: 1)
             case "--url":
-                let text = try value(arg)
+                let text = try args.value(arg)
                 guard let url = LoadURL(text) else { throw LoadOptionsError("--url: expected ws://host:port/path, got \(text)") }
                 options.url = url
             case "--server-pid":
-                let text = try value(arg)
+                let text = try args.value(arg)
                 guard let pid = Int32(text), pid > 0 else { throw LoadOptionsError("--server-pid: bad value \(text)") }
                 options.serverPID = pid
-            case "--viewers": options.viewers = try count(arg)
-            case "--drivers": options.drivers = try count(arg)
-            case "--rate": options.rate = try number(arg, min: 0.1)
-            case "--stalled": options.stalled = try count(arg)
-            case "--stall-seconds": options.stallSeconds = try number(arg, min: 0.1)
-            case "--vanish-every": options.vanishEvery = try number(arg, min: 0.1)
-            case "--freeze-every": options.freezeEvery = try number(arg, min: 0.1)
-            case "--freeze-seconds": options.freezeSeconds = try number(arg, min: 0.1)
-            case "--warmup": options.warmup = try number(arg, min: 0)
-            case "--sample-every": options.sampleEvery = try number(arg, min: 0.1)
-            case "--rss-tolerance": options.rssTolerance = try number(arg, min: 0)
-            case "--ramp": options.ramp = try number(arg, min: 0)
-            case "--settle": options.settleTimeout = try number(arg, min: 0)
+            case "--viewers": options.viewers = try args.integer(arg)
+            case "--drivers": options.drivers = try args.integer(arg)
+            case "--rate": options.rate = try args.number(arg, min: 0.1)
+            case "--stalled": options.stalled = try args.integer(arg)
+            case "--stall-seconds": options.stallSeconds = try args.number(arg, min: 0.1)
+            case "--vanish-every": options.vanishEvery = try args.number(arg, min: 0.1)
+            case "--freeze-every": options.freezeEvery = try args.number(arg, min: 0.1)
+            case "--freeze-seconds": options.freezeSeconds = try args.number(arg, min: 0.1)
+            case "--warmup": options.warmup = try args.number(arg, min: 0)
+            case "--sample-every": options.sampleEvery = try args.number(arg, min: 0.1)
+            case "--rss-tolerance": options.rssTolerance = try args.number(arg, min: 0)
+            case "--ramp": options.ramp = try args.number(arg, min: 0)
+            case "--settle": options.settleTimeout = try args.number(arg, min: 0)
             case "--quiet": options.progress = false
             case "--client":
-                let text = try value(arg)
+                let text = try args.value(arg)
                 guard let kind = LoadClientKind(rawValue: text) else { throw LoadOptionsError("--client: expected raw or lws, got \(text)") }
                 options.clientKind = kind
             default: throw LoadOptionsError("unknown soak option \(arg)")
             }
-            i += 1
         }
         guard options.stalled < options.viewers || options.stalled == 0 else {
             throw LoadOptionsError("--stalled must be fewer than --viewers")

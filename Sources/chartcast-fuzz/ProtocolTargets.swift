@@ -24,13 +24,13 @@ extension FuzzTarget {
     }
 
     /// `ClientMessage.decode`, as the server calls it on every text frame up to the message
-    /// limit: it agrees with `decodeGeneric` (the pointer fast path changes nothing); a decoded
+    /// limit: it agrees with `decodeGeneric` (the pointer and viewport fast paths change nothing); a decoded
     /// message stays within the limits, re-encodes and decodes to itself; a refusal is a
     /// bounded `ProtocolError` whose `ref` is a valid one.
     static let clientMessage = FuzzTarget(name: "client-message", summary: "ClientMessage.decode (every frame a viewer sends)") { bytes in
         let limits = ProtocolLimits.v1
         guard bytes.count <= limits.maxMessageBytes else { return }  // the server closes with 1009 first
-        // The pointer fast path answers what the generic decoder answers, message or error.
+        // The fast paths (pointer, viewport) answer what the generic decoder answers, message or error.
         let decoded = Result { try ClientMessage.decode(bytes, limits: limits) }
         let generic = Result { try ClientMessage.decodeGeneric(bytes, limits: limits) }
         switch (decoded, generic) {

@@ -1,4 +1,3 @@
-import ChartCastDemo
 import ChartEngine
 import XCTest
 @testable import ChartCastProtocol
@@ -6,22 +5,8 @@ import XCTest
 /// The pointer fast path takes plain `pointer` messages and leaves everything else to the generic
 /// decoder, and `decode` answers exactly what the generic decoder answers, message or error.
 final class PointerFastPathTests: XCTestCase {
-    private func outcome(_ result: () throws -> ClientMessage) -> Result<ClientMessage, ProtocolError> {
-        do { return .success(try result()) } catch let error as ProtocolError { return .failure(error) } catch {
-            XCTFail("unexpected error \(error)")
-            return .failure(ProtocolError(.badJSON, "\(error)"))
-        }
-    }
-
     private func assertAgrees(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let generic = outcome { try ClientMessage.decodeGeneric(bytes) }
-        XCTAssertEqual(outcome { try ClientMessage.decode(bytes) }, generic, "decode and decodeGeneric differ on \(text)",
-                       file: file, line: line)
-        if let fast = PointerFastPath.decode(bytes, limits: .v1) {
-            XCTAssertEqual(generic, .success(fast), "the fast path took \(text) but the generic decoder says otherwise",
-                           file: file, line: line)
-        }
+        FastPathAgreement.assertAgrees(bytes, fast: { PointerFastPath.decode($0, limits: .v1) }, file: file, line: line)
     }
 
     func testPlainPointerMessagesTakeTheFastPathAndDecodeAsTheGenericDecoderDoes() throws {
@@ -91,20 +76,8 @@ final class PointerFastPathTests: XCTestCase {
     /// nor decodes anything differently.
     func testMutatedPointerMessagesDecodeTheSameEitherWay() {
         let base = Array(#"{"type":"pointer","chart":"sales","phase":"move","x":130.5,"y":-9e1,"ref":"r-1","k":true}"#.utf8)
-        let alphabet = Array(#"{}[]":,.-+eE0123456789 \nabcdefnrstuxy"#.utf8) + [0x5C, 0x7F, 0xC3, 0xA9, 0x00]
-        var random = SplitMix64(seed: 2026_12_02)
         var taken = 0
-        for _ in 0..<20_000 {
-            var bytes = base
-            for _ in 0..<Int.random(in: 1...3, using: &random) {
-                let at = Int.random(in: 0..<bytes.count, using: &random)
-                let byte = alphabet.randomElement(using: &random)!
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: bytes[at] = byte
-                case 1: bytes.insert(byte, at: at)
-                default: if bytes.count > 1 { bytes.remove(at: at) }
-                }
-            }
+        for bytes in FastPathAgreement.mutations(of: base, count: 20_000, seed: 2026_12_02) {
             if PointerFastPath.decode(bytes, limits: .v1) != nil { taken += 1 }
             assertAgrees(bytes)
         }
