@@ -117,6 +117,9 @@ struct SocketPairs {
                 _ = setsockopt(server, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 _ = fcntl(server, F_SETFL, fcntl(server, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                // As the load tester's own client does: the kernel then stamps each segment as it
+                // arrives, work done in the sender's `send()` on loopback, which the servers pay too.
+                _ = chartcast_enable_receive_timestamps(client)
             }
         } catch {
             close()
