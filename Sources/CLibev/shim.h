@@ -30,6 +30,19 @@ static inline void cc_ev_tick_start(struct ev_loop *loop, cc_ev_tick *tick, doub
     ev_timer_start(loop, &tick->timer);
 }
 
+/* Arms tick to call fn(arg) once, `seconds` from now, re-arming it if it was armed; tick must
+ * be zeroed or have been armed before. The loop's cached time is brought up to date first, so
+ * the delay runs from now, not from the start of the loop's current pass. */
+static inline void cc_ev_tick_arm_once(struct ev_loop *loop, cc_ev_tick *tick, double seconds,
+                                       void (*fn)(void *arg), void *arg) {
+    ev_timer_stop(loop, &tick->timer);
+    tick->fn = fn;
+    tick->arg = arg;
+    ev_now_update(loop);
+    ev_timer_init(&tick->timer, cc_ev_tick_fired, seconds, 0.);
+    ev_timer_start(loop, &tick->timer);
+}
+
 static inline void cc_ev_tick_stop(struct ev_loop *loop, cc_ev_tick *tick) {
     ev_timer_stop(loop, &tick->timer);
 }

@@ -72,6 +72,14 @@ final class ServiceLoop {
     /// or nil when libev cannot. - Note: caller thread, before `lws_create_context` and `start`.
     func makeEvLoop() -> EvLoop? {
         evLoop = EvLoop()
+        evLoop?.nextTimerDue = { [unowned self] in
+            let now = WebSocketTimer.now()
+            var next: Int64?
+            for timer in timers.values where timer.dueMicroseconds > now {
+                if next.map({ timer.dueMicroseconds < $0 }) ?? true { next = timer.dueMicroseconds }
+            }
+            return next
+        }
         return evLoop
     }
 

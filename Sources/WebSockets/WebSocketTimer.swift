@@ -15,7 +15,8 @@ public final class WebSocketTimer {
     private weak var loop: ServiceLoop?
     private let interval: Double?
     private let action: () -> Void
-    private var dueMicroseconds: Int64 = 0
+    /// When the timer is due next, on `now()`'s clock (µs). - Note: service thread only.
+    private(set) var dueMicroseconds: Int64 = 0
     private var active = false
 
     /// True while the timer is scheduled.
@@ -63,6 +64,7 @@ public final class WebSocketTimer {
         }
         let delay = max(0, dueMicroseconds - WebSocketTimer.now())
         cc_timer_schedule(context, element, timerFired, delay)
+        loop?.evLoop?.wake(at: dueMicroseconds)   // on libev, the loop wakes for it (EvLoop.startTimerWake)
     }
 
     /// Called from the sul callback.

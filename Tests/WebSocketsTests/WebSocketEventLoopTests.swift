@@ -55,6 +55,29 @@ final class WebSocketEventLoopTests: XCTestCase {
         }
     }
 
+    /// On a quiet libev loop the service loop's own timers wake it when they are due, not at the
+    /// next periodic wake-up (`EvLoop.wake(at:)`). With a far timer armed (the libev plugin then
+    /// ignores being re-armed sooner), ten one-shot timers of 20 ms, each scheduled from another
+    /// thread once the previous one fired, take about 0.2 s; woken only every `timerWakeSlack`
+    /// (0.25 s) they would take over two seconds.
+    func testAQuietLoopWakesForItsTimersWhenTheyAreDue() throws {
+        for kind in WebSocketEventLoop.allCases {
+            let (server, _, _) = try startServer { $0.eventLoop = kind }
+            defer { server.shutdown() }
+            server.perform { _ = server.schedule(every: 30) {} }
+            Thread.sleep(forTimeInterval: 0.3)   // quiet: no socket event since
+            let started = Date()
+            for _ in 0..<10 {
+                let fired = DispatchSemaphore(value: 0)
+                server.perform { _ = server.schedule(after: 0.02) { fired.signal() } }
+                XCTAssertEqual(fired.wait(timeout: .now() + 10), .success, "\(kind)")
+            }
+            let took = Date().timeIntervalSince(started)
+            XCTAssertGreaterThanOrEqual(took, 0.2, "\(kind): no timer fires early")
+            XCTAssertLessThan(took, 1.2, "\(kind): each fired when due, not at a later periodic wake-up")
+        }
+    }
+
     /// libwebsockets' own timers (here the header timeout, `lws_set_timeout`) fire on time on a
     /// quiet server: the libev plugin of lws 4.1 only re-arms its timer after socket events, and
     /// the loop's own wake-up (`EvLoop.startTimerWake`) is what runs them when nothing else happens.
