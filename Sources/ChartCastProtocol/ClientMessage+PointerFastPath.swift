@@ -21,20 +21,11 @@ enum PointerFastPath {
     private enum Key { case type, chart, phase, x, y, ref, other }
 
     private static func decode(_ b: UnsafeBufferPointer<UInt8>, limits: ProtocolLimits) -> ClientMessage? {
-        let end = b.count
-        var i = PlainJSON.skipSpace(b, 0)
-        guard i < end, b[i] == UInt8(ascii: "{") else { return nil }
         var type: Range<Int>?, chart: Range<Int>?, phase: Range<Int>?, ref: Range<Int>?
         var x: Double?, y: Double?
         var refIsNull = false
-        i = PlainJSON.skipSpace(b, i + 1)
-        while true {
-            guard i < end, b[i] == UInt8(ascii: "\""), let keyEnd = PlainJSON.plainString(b, i + 1) else { return nil }
-            let key = classify(b, (i + 1)..<keyEnd)
-            i = PlainJSON.skipSpace(b, keyEnd + 1)
-            guard i < end, b[i] == UInt8(ascii: ":") else { return nil }
-            i = PlainJSON.skipSpace(b, i + 1)
-            guard i < end else { return nil }
+        let after = PlainJSON.object(b, PlainJSON.skipSpace(b, 0)) { keyRange, i in
+            let key = classify(b, keyRange)
             let first = b[i]
             if first == UInt8(ascii: "\"") {
                 guard let valueEnd = PlainJSON.plainString(b, i + 1) else { return nil }
@@ -47,8 +38,9 @@ enum PointerFastPath {
                 case .x, .y: return nil
                 case .other: break
                 }
-                i = valueEnd + 1
-            } else if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
+                return valueEnd + 1
+            }
+            if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
                 guard let numberEnd = PlainJSON.numberLiteral(b, i) else { return nil }
                 switch key {
                 case .x, .y:
@@ -57,25 +49,19 @@ enum PointerFastPath {
                 case .other: break
                 default: return nil
                 }
-                i = numberEnd
-            } else if let literalEnd = PlainJSON.literal(b, i) {
-                // true, false or null: only where the message has no member of that name, or a null ref.
-                switch key {
-                case .other: break
-                case .ref where b[i] == UInt8(ascii: "n"): guard ref == nil, !refIsNull else { return nil }; refIsNull = true
-                default: return nil
-                }
-                i = literalEnd
-            } else {
-                return nil   // an object, an array, or not JSON
+                return numberEnd
             }
-            i = PlainJSON.skipSpace(b, i)
-            guard i < end else { return nil }
-            if b[i] == UInt8(ascii: "}") { break }
-            guard b[i] == UInt8(ascii: ",") else { return nil }
-            i = PlainJSON.skipSpace(b, i + 1)
+            // true, false or null: only where the message has no member of that name, or a null
+            // ref; an object, an array, or not JSON: nil.
+            guard let literalEnd = PlainJSON.literal(b, i) else { return nil }
+            switch key {
+            case .other: break
+            case .ref where first == UInt8(ascii: "n"): guard ref == nil, !refIsNull else { return nil }; refIsNull = true
+            default: return nil
+            }
+            return literalEnd
         }
-        guard PlainJSON.skipSpace(b, i + 1) == end else { return nil }
+        guard let after, PlainJSON.skipSpace(b, after) == b.count else { return nil }
         guard let type, PlainJSON.equals(b, type, "pointer"), let chart, let phase, let x, let y else { return nil }
         guard let pointerPhase = PointerPhase(wireName: PlainJSON.text(b, phase)) else { return nil }
         if let ref, ref.count > limits.maxRefLength { return nil }

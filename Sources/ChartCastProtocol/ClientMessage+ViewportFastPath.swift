@@ -18,7 +18,8 @@ enum ViewportFastPath {
     }
 
     private static func decode(_ b: UnsafeBufferPointer<UInt8>, limits: ProtocolLimits) -> ClientMessage? {
-        var type: Range<Int>?, chart: Range<Int>?, plot: [Double?]?, rtl: Bool?
+        var type: Range<Int>?, chart: Range<Int>?, rtl: Bool?
+        var plotSeen = false, x: Double?, y: Double?, width: Double?, height: Double?
         let start = PlainJSON.skipSpace(b, 0)
         let after = PlainJSON.object(b, start) { key, at in
             if PlainJSON.equals(b, key, "type") || PlainJSON.equals(b, key, "chart") {
@@ -28,18 +29,20 @@ enum ViewportFastPath {
                 return close + 1
             }
             if PlainJSON.equals(b, key, "plot") {
-                guard plot == nil else { return nil }
-                var box: [Double?] = [nil, nil, nil, nil]
-                let end = PlainJSON.object(b, at) { name, value in
-                    guard let slot = slot(b, name) else { return PlainJSON.scalarEnd(b, value) }
-                    guard box[slot] == nil, let end = PlainJSON.numberLiteral(b, value),
-                          let number = PlainJSON.number(b, value..<end), number.isFinite,
-                          Swift.abs(number) <= limits.maxCoordinate else { return nil }
-                    box[slot] = number
+                guard !plotSeen else { return nil }
+                plotSeen = true
+                return PlainJSON.object(b, at) { name, value in
+                    guard let side = side(b, name) else { return PlainJSON.scalarEnd(b, value) }
+                    guard let end = PlainJSON.numberLiteral(b, value), let number = PlainJSON.number(b, value..<end),
+                          number.isFinite, Swift.abs(number) <= limits.maxCoordinate else { return nil }
+                    switch side {
+                    case .x: guard x == nil else { return nil }; x = number
+                    case .y: guard y == nil else { return nil }; y = number
+                    case .width: guard width == nil else { return nil }; width = number
+                    case .height: guard height == nil else { return nil }; height = number
+                    }
                     return end
                 }
-                plot = box
-                return end
             }
             if PlainJSON.equals(b, key, "rtl") {
                 guard rtl == nil, b[at] != UInt8(ascii: "n"), let end = PlainJSON.literal(b, at) else { return nil }
@@ -49,19 +52,21 @@ enum ViewportFastPath {
             return PlainJSON.scalarEnd(b, at)
         }
         guard let after, PlainJSON.skipSpace(b, after) == b.count else { return nil }
-        guard let type, PlainJSON.equals(b, type, "viewport"), let chart, let plot,
-              let x = plot[0], let y = plot[1], let width = plot[2], let height = plot[3], width > 0, height > 0 else { return nil }
+        guard let type, PlainJSON.equals(b, type, "viewport"), let chart,
+              let x, let y, let width, let height, width > 0, height > 0 else { return nil }
         return .viewport(ClientMessage.ViewportReport(chart: PlainJSON.text(b, chart),
                                                       viewport: Viewport(x: x, y: y, width: width, height: height, rtl: rtl ?? false)))
     }
 
-    /// Where a `plot` member goes: x, y, width, height; nil for any other name.
-    private static func slot(_ b: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Int? {
+    private enum Side { case x, y, width, height }
+
+    /// Which side of the plot a `plot` member gives; nil for any other name.
+    private static func side(_ b: UnsafeBufferPointer<UInt8>, _ name: Range<Int>) -> Side? {
         switch name.count {
-        case 1 where b[name.lowerBound] == UInt8(ascii: "x"): return 0
-        case 1 where b[name.lowerBound] == UInt8(ascii: "y"): return 1
-        case 5 where PlainJSON.equals(b, name, "width"): return 2
-        case 6 where PlainJSON.equals(b, name, "height"): return 3
+        case 1 where b[name.lowerBound] == UInt8(ascii: "x"): return .x
+        case 1 where b[name.lowerBound] == UInt8(ascii: "y"): return .y
+        case 5 where PlainJSON.equals(b, name, "width"): return .width
+        case 6 where PlainJSON.equals(b, name, "height"): return .height
         default: return nil
         }
     }
