@@ -7,7 +7,7 @@
 
 #include <ev.h>
 
-/* A repeating timer that calls fn(arg). Why a wrapper: ev_timer_init, ev_timer_start and
+/* A timer that calls fn(arg). Why a wrapper: ev_timer_init, ev_timer_start and
  * ev_timer_stop are macros (Swift cannot call them) and the watcher's callback receives the
  * watcher, from which the argument is found by the struct's layout (the watcher comes first). */
 typedef struct cc_ev_tick {
@@ -20,14 +20,6 @@ static void cc_ev_tick_fired(struct ev_loop *loop, ev_timer *watcher, int revent
     (void)loop; (void)revents;
     cc_ev_tick *tick = (cc_ev_tick *)watcher;
     tick->fn(tick->arg);
-}
-
-static inline void cc_ev_tick_start(struct ev_loop *loop, cc_ev_tick *tick, double seconds,
-                                    void (*fn)(void *arg), void *arg) {
-    tick->fn = fn;
-    tick->arg = arg;
-    ev_timer_init(&tick->timer, cc_ev_tick_fired, seconds, seconds);
-    ev_timer_start(loop, &tick->timer);
 }
 
 /* Arms tick to call fn(arg) once, `seconds` from now, re-arming it if it was armed; tick must

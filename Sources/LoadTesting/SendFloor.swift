@@ -25,10 +25,11 @@ public enum SendFloor {
         let pairs = try SocketPairs(count: options.connections)
         defer { pairs.close() }
         let frame = WebSocketFraming.serverTextFrame(payloadBytes: options.messageBytes)
-        let reader = try DrainThread(fds: pairs.readers, cpu: options.readerCPU)
+        // The sender first: a failure here leaves no reader thread behind.
         if let cpu = options.senderCPU, chartcast_pin_thread(Int32(cpu)) != 0 {
             throw Failure(description: "cannot pin the sender to CPU \(cpu): \(String(cString: strerror(errno)))")
         }
+        let reader = try DrainThread(fds: pairs.readers, cpu: options.readerCPU)
         var bursts = LatencyHistogram()
         var offsets = LatencyHistogram()
         var shortWrites = 0
@@ -51,12 +52,11 @@ public enum SendFloor {
             }
         }
         let cpu = threadCPUSeconds() - cpuBefore
-        let wall = Double(MonotonicClock.now() &- start) / 1e9
         let frames = events * options.connections
         let received = reader.finish(expecting: frames * frame.count, within: 10)
         return SendFloorReport(options: options, events: events, frames: frames, frameBytes: frame.count,
                                bytesReceived: received, shortWrites: shortWrites, senderCPUSeconds: cpu,
-                               wallSeconds: wall, bursts: bursts, offsets: offsets)
+                               bursts: bursts, offsets: offsets)
     }
 
     /// CPU seconds the calling thread has used.

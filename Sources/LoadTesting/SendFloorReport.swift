@@ -67,7 +67,6 @@ public struct SendFloorReport: Sendable {
     /// Sends that did not take the whole frame (a full socket buffer): 0 in a sound run.
     public var shortWrites: Int
     public var senderCPUSeconds: Double
-    public var wallSeconds: Double
     /// Wall time of each event's loop of sends.
     public var bursts: LatencyHistogram
     /// Time from an event's start to the send of a frame, every 8th frame: the fan-out latency a
