@@ -8,9 +8,10 @@ let lwsPre: Int = Int(cc_lws_pre())
 /// Encode a message once and hand the same frame to every connection that
 /// should receive it: the payload is stored once and written as is.
 ///
-/// - Note: thread-safe to create anywhere. libwebsockets writes the frame
-///   header into the headroom while sending, so a frame is written only on a
-///   service thread; hand one frame to the connections of a single server.
+/// - Note: thread-safe to create anywhere. The frame header is written into the
+///   headroom while sending (by libwebsockets, or by the server for a direct write:
+///   the same bytes), so a frame is written only on a service thread; hand one frame
+///   to the connections of a single server.
 public final class OutboundFrame {
     /// Headroom + payload; the payload starts at `storage + lwsPre`.
     private let storage: UnsafeMutableRawPointer

@@ -28,6 +28,9 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     #endif
     /// The lws connection; nil once closed.
     var wsi: OpaquePointer?
+    /// The socket frames are sent to directly (`WebSocketServer.sendDirect`), or -1 where they
+    /// must go through `lws_write` (TLS, HTTP/2, permessage-deflate).
+    var directSocket: Int32 = -1
     private var storedUserData: AnyObject?
     /// A writable callback was requested and has not arrived yet.
     var writeArmed = false
@@ -204,8 +207,15 @@ public final class WebSocketConnection: Hashable, CustomStringConvertible {
     /// Writes that carried several frames in one send (`FrameBatch`). - Note: service thread only.
     public private(set) var batchedWrites = 0
 
+    /// Writes that the server framed and sent on the socket itself rather than through
+    /// `lws_write` (`WebSocketServer.sendDirect`). - Note: service thread only.
+    public private(set) var directWrites = 0
+
     /// Counts one write of several frames.
     func didWriteBatch() { batchedWrites += 1 }
+
+    /// Counts one write sent on the socket directly.
+    func didWriteDirect() { directWrites += 1 }
 
     /// Counts one written frame against the bound on frames after a close, and whether lws kept
     /// part of it (`partial`).

@@ -30,7 +30,7 @@ extension WebSocketServer {
         // `rx_buffer_size`: without this, a 100 KB snapshot would go out 2 KiB per writable
         // callback (ingest100 measured a 5x worse hover p99 so). 32 KiB, `pt_serv_buf_size`, as
         // before the receive buffer shrank.
-        protocols[0].tx_packet_size = 32 * 1024
+        protocols[0].tx_packet_size = WebSocketServer.maxBytesPerSend
         return protocols
     }
 
@@ -153,6 +153,7 @@ extension WebSocketServer {
                                              remoteAddress: ListenSupport.peerAddress(fd: Int32(lws_get_socket_fd(wsi))),
                                              handshake: handshake, server: self, wsi: wsi,
                                              maxMessageSize: configuration.maxMessageSize)
+        connection.directSocket = directSocket(for: wsi)
         guard session.attach(connection) else {
             WebSocketLog.log(.error, "no per-session user data for a new WebSocket; dropping it")
             return -1

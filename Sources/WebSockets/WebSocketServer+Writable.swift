@@ -2,14 +2,50 @@ import CLibWebsockets
 
 /// The write path: what one `SERVER_WRITEABLE` callback sends.
 extension WebSocketServer {
-    /// Writes one frame as its own WebSocket message. - Returns: false when the write failed.
+    /// Writes one frame as its own WebSocket message: framed here and sent on the socket where
+    /// the connection allows it (`sendDirect`), else through `lws_write`, which frames it.
+    /// - Returns: false when the write failed.
     private func write(_ frame: OutboundFrame, on connection: WebSocketConnection, wsi: OpaquePointer) -> Bool {
+        let header = ServerFrameHeader.bytes(for: frame.count)
+        if connection.directSocket >= 0, header + frame.count <= WebSocketServer.maxBytesPerSend {
+            // The headroom takes the header, as it would from lws (the same bytes).
+            let start = frame.payload - header
+            ServerFrameHeader.write(at: start, count: frame.count, isBinary: frame.isBinary)
+            return sendFramed(start, count: header + frame.count, frames: 1, on: connection, wsi: wsi)
+        }
         let flags = cc_write_flags(1, frame.isBinary ? 1 : 0, 1)
         if cc_lws_write(wsi, frame.payload, frame.count, flags) < 0 {
             WebSocketLog.log(.info, "write failed on connection \(connection.id)")
             return false
         }
         connection.didWriteFrame(partial: lws_partial_buffered(wsi) != 0)
+        return true
+    }
+
+    /// Sends `count` bytes of `frames` whole frames, headers included, from `start`: on the
+    /// socket directly when the connection allows it and lws holds nothing unsent for it
+    /// (`sendDirect`), else as a raw `lws_write` (`LWS_WRITE_HTTP`). Counts the frames.
+    /// - Returns: false when the write failed.
+    private func sendFramed(_ start: UnsafeMutablePointer<UInt8>, count: Int, frames: Int,
+                            on connection: WebSocketConnection, wsi: OpaquePointer) -> Bool {
+        var partial = false
+        if connection.directSocket >= 0, count <= WebSocketServer.maxBytesPerSend, lws_partial_buffered(wsi) == 0 {
+            switch sendDirect(start, count: count, socket: connection.directSocket, wsi: wsi) {
+            case .whole: break
+            case .restKept: partial = lws_partial_buffered(wsi) != 0
+            case .failed:
+                WebSocketLog.log(.info, "write failed on connection \(connection.id)")
+                return false
+            }
+            connection.didWriteDirect()
+        } else {
+            guard cc_lws_write(wsi, start, count, Int32(LWS_WRITE_HTTP.rawValue)) >= 0 else {
+                WebSocketLog.log(.info, "write failed on connection \(connection.id)")
+                return false
+            }
+            partial = lws_partial_buffered(wsi) != 0
+        }
+        for index in 0..<frames { connection.didWriteFrame(partial: partial && index == frames - 1) }
         return true
     }
 
@@ -44,12 +80,7 @@ extension WebSocketServer {
         if frames == 0 {
             guard write(first, on: connection, wsi: wsi) else { return nil }
         } else {
-            guard batch.write(to: wsi) else {
-                WebSocketLog.log(.info, "write failed on connection \(connection.id)")
-                return nil
-            }
-            let partial = lws_partial_buffered(wsi) != 0
-            for index in 0..<frames { connection.didWriteFrame(partial: partial && index == frames - 1) }
+            guard sendFramed(batch.start, count: batch.count, frames: frames, on: connection, wsi: wsi) else { return nil }
             connection.didWriteBatch()
         }
         if let leftOver, !write(leftOver, on: connection, wsi: wsi) { return nil }

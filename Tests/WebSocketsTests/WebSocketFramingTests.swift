@@ -17,6 +17,29 @@ final class WebSocketFramingTests: XCTestCase {
         XCTAssertEqual(delegate.opened.count, 0)
     }
 
+    /// The header the server writes itself (direct writes, batches): RFC 6455 §5.2, FIN set,
+    /// unmasked, the three length forms at their edges.
+    func testTheServersOwnFrameHeaderHasTheLengthFormOfRFC6455() {
+        let cases: [(count: Int, binary: Bool, header: [UInt8])] = [
+            (0, false, [0x81, 0]),
+            (125, true, [0x82, 125]),
+            (126, false, [0x81, 126, 0, 126]),
+            (65_535, false, [0x81, 126, 0xFF, 0xFF]),
+            (65_536, true, [0x82, 127, 0, 0, 0, 0, 0, 1, 0, 0]),
+            (0x01_0203_0405, false, [0x81, 127, 0, 0, 0, 0x01, 0x02, 0x03, 0x04, 0x05]),
+        ]
+        for (count, binary, header) in cases {
+            var bytes = [UInt8](repeating: 0xEE, count: 12)
+            let written = bytes.withUnsafeMutableBufferPointer {
+                ServerFrameHeader.write(at: $0.baseAddress!, count: count, isBinary: binary)
+            }
+            XCTAssertEqual(written, header.count, "\(count) bytes")
+            XCTAssertEqual(ServerFrameHeader.bytes(for: count), header.count, "\(count) bytes")
+            XCTAssertEqual(Array(bytes.prefix(written)), header, "\(count) bytes")
+            XCTAssertEqual(bytes[written], 0xEE, "\(count) bytes: nothing written past the header")
+        }
+    }
+
     func testOneFrameReachesThreeClientsIdentically() throws {
         let (server, delegate, port) = try startServer()
         defer { server.shutdown() }

@@ -55,6 +55,8 @@ final class WebSocketTLSTests: XCTestCase {
         client.send(bytes: large, binary: true)
         XCTAssertEqual(try client.receive(), .binary(large), "a message of several TLS records echoes intact")
         XCTAssertTrue(eventually(timeout: 5) { delegate.received.count == 2 })
+        let direct = server.performAndWait(timeout: 5) { server.openConnections.first?.directWrites }
+        XCTAssertEqual(direct, 0, "over TLS every frame goes through libwebsockets, never straight to the socket")
     }
 
     func testVerifyingClientRefusesSelfSignedCertificate() throws {

@@ -84,6 +84,86 @@ final class WebSocketWritePathTests: XCTestCase {
         XCTAssertEqual(pulls, frames.count, "one pull per frame, none after the last")
     }
 
+    /// 300 frames of 10,000 bytes with a distinct tail each; too big to batch, so each is its own send.
+    private func numberedFrames() -> [OutboundFrame] {
+        (0..<300).map { index in
+            OutboundFrame(textBytes: Array(repeating: 0x41 + UInt8(index % 26), count: 9_990) + Array(String(format: "%010d", index).utf8))
+        }
+    }
+
+    /// Reads `frames` from `raw`, each one whole text message with exactly the bytes sent.
+    private func assertReceives(_ frames: [OutboundFrame], on raw: RawWebSocket, file: StaticString = #filePath, line: UInt = #line) throws {
+        for (index, sent) in frames.enumerated() {
+            let got = try XCTUnwrap(raw.readFrame(), "frame \(index)", file: file, line: line)
+            XCTAssertTrue(got.fin && got.opcode == 0x1, "frame \(index): one whole text message", file: file, line: line)
+            guard got.payload == sent.bytes else {
+                return XCTFail("frame \(index) arrived as \(got.payload.count) bytes ending \(got.payload.suffix(10))", file: file, line: line)
+            }
+        }
+    }
+
+    /// The server's send buffer cut to its least, so that a reader that waits fills it fast.
+    private func shrinkSendBuffer(of connection: WebSocketConnection) {
+        var size: Int32 = 4_096
+        _ = setsockopt(connection.directSocket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Frames the server sends on the socket itself to a reader that waits: the writes stop when
+    /// the socket is full, go on when it drains, and every frame arrives whole and in order.
+    func testFramesSentDirectlyToAReaderThatWaitsArriveWholeAndInOrder() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let raw = try RawWebSocket(port: port, subprotocol: testSubprotocol, timeout: 10)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let frames = numberedFrames()
+        server.perform {
+            guard let connection = server.openConnections.first else { return }
+            self.shrinkSendBuffer(of: connection)
+            for frame in frames { delegate.enqueue(frame, to: connection) }
+        }
+        XCTAssertTrue(eventually(timeout: 10) {
+            server.performAndWait(timeout: 5) { (server.openConnections.first?.kernelUnsentBytes ?? 0) > 0 } ?? false
+        }, "the socket filled while the reader waited")
+        XCTAssertLessThan(delegate.pulls(delegate.opened[0].id), frames.count, "the writes stopped at a full socket")
+        try assertReceives(frames, on: raw)
+        let (direct, pulls) = try XCTUnwrap(server.performAndWait(timeout: 5) {
+            (server.openConnections.first?.directWrites ?? -1, delegate.pulls(delegate.opened[0].id))
+        })
+        XCTAssertEqual(direct, frames.count, "every frame went straight to the socket")
+        XCTAssertEqual(pulls, frames.count, "one pull per frame")
+    }
+
+    /// `sendDirect` on a socket that cannot take the whole frame: libwebsockets keeps the rest
+    /// (`hasPartialWrite`) and sends it when the socket drains, after what went before.
+    func testADirectWriteTheSocketCannotTakeWholeIsFinishedByLibwebsockets() throws {
+        let (server, delegate, port) = try startServer()
+        defer { server.shutdown() }
+        let raw = try RawWebSocket(port: port, subprotocol: testSubprotocol, timeout: 10)
+        XCTAssertTrue(eventually { delegate.opened.count == 1 })
+        let frames = numberedFrames()
+        // Sent one after another without waiting for the socket, until one is not taken whole.
+        let outcome = try XCTUnwrap(server.performAndWait(timeout: 5) { () -> (sent: Int, keptRest: Bool) in
+            guard let connection = server.openConnections.first, let wsi = connection.wsi else { return (0, false) }
+            self.shrinkSendBuffer(of: connection)
+            for (index, frame) in frames.enumerated() {
+                let header = ServerFrameHeader.bytes(for: frame.count)
+                ServerFrameHeader.write(at: frame.payload - header, count: frame.count, isBinary: false)
+                switch server.sendDirect(frame.payload - header, count: header + frame.count,
+                                         socket: connection.directSocket, wsi: wsi) {
+                case .whole: continue
+                case .restKept: return (index + 1, connection.hasPartialWrite)
+                case .failed: return (index, false)
+                }
+            }
+            return (frames.count, false)
+        })
+        XCTAssertLessThan(outcome.sent, frames.count, "the socket filled")
+        XCTAssertTrue(outcome.keptRest, "libwebsockets holds what the kernel did not take")
+        try assertReceives(Array(frames.prefix(outcome.sent)), on: raw)
+        XCTAssertEqual(server.performAndWait(timeout: 5) { server.openConnections.first?.hasPartialWrite }, false,
+                       "nothing is left once the reader drained")
+    }
+
     func testWithPermessageDeflateEveryFrameIsItsOwnWrite() throws {
         let (server, delegate, port) = try startServer { $0.permessageDeflate = true }
         defer { server.shutdown() }
