@@ -1,9 +1,9 @@
 import ChartCastProtocol
 import ChartCastServer
-import Dispatch
 import Foundation
 
 /// `chartcast`: parse options, start the server, stop cleanly on SIGINT/SIGTERM.
+StopSignals.block()   // before any thread exists: a stop signal waits for `StopSignals.wait()`
 let environment = ProcessInfo.processInfo.environment
 let request: CommandLineRequest
 do {
@@ -53,17 +53,8 @@ let scheme = options.tlsCertificate == nil ? "http" : "https"
 logger.info("ChartCast listening on \(scheme)://\(shownHost):\(port)/ (WebSocket /ws\(options.tlsCertificate == nil ? "" : " over TLS"), API /api, page \(options.webRoot ?? "none")); serving \(served); \(writers)")
 logger.info(server.transportSummary)
 
-var signalSources: [DispatchSourceSignal] = []
-for signalNumber in [SIGINT, SIGTERM] {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-    source.setEventHandler {
-        logger.info("shutting down (signal \(signalNumber))")
-        server.shutdown()
-        logger.info("stopped")
-        exit(0)
-    }
-    source.resume()
-    signalSources.append(source)
-}
-dispatchMain()
+let signalNumber = StopSignals.wait()
+logger.info("shutting down (signal \(signalNumber))")
+server.shutdown()
+logger.info("stopped")
+exit(0)

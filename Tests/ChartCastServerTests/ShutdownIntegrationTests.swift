@@ -36,6 +36,26 @@ final class ShutdownIntegrationTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(asked), 0.5, "statistics() must not wait on a stopped loop")
     }
 
+    /// A SIGTERM sent the moment the executable says it listens is handled, never lost (with a
+    /// dispatch signal source and `SIG_IGN`, one in a few dozen was: the server ran on, and
+    /// whoever waited for it to stop waited for ever).
+    func testASIGTERMRightAfterTheListeningLineStopsTheExecutable() throws {
+        for attempt in 0..<10 {
+            let server = try LaunchedServer(["--port", "0", "--log-level", "info"])
+            _ = try server.waitForPort()
+            server.process.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while server.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            if server.process.isRunning {
+                kill(server.process.processIdentifier, SIGKILL)
+                server.process.waitUntilExit()
+                return XCTFail("attempt \(attempt): the SIGTERM was lost; the server still ran 5 s later")
+            }
+            XCTAssertEqual(server.process.terminationReason, .exit, "attempt \(attempt)")
+            XCTAssertEqual(server.process.terminationStatus, 0, "attempt \(attempt)")
+        }
+    }
+
     /// The real executable: SIGTERM → exit status 0 within a second; a taken port → non-zero and a clear message.
     func testExecutableExitsZeroOnSIGTERMAndExplainsATakenPort() throws {
         let first = try LaunchedServer(["--port", "0", "--log-level", "info"])
