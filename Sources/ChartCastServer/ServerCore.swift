@@ -181,7 +181,9 @@ final class ServerCore {
         guard feeds != nil else { return }
         if cluster != nil { return clusterTick() }
         feeds?.tick(channels, now: ServerCore.now())
-        wakeAll()
+        // At the end of the pass (this runs in a timer's callback): each viewer's appends are
+        // then written at once (`writeNow`), not by arming and disarming its POLLOUT.
+        wakeAtEndOfPass()
     }
 
     /// Seconds between two viewer lists: 0.2 s for a small audience, growing with the crowd
@@ -199,7 +201,7 @@ final class ServerCore {
         lastViewersPublish = now
         viewersDirty = false
         viewersVersion += 1
-        wakeAll()
+        wakeAtEndOfPass()   // a timer's callback too: written at the pass's end, as the appends
     }
 
     /// Asks every viewer's connection for a write; each takes the newest state when writable.
