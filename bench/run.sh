@@ -4,8 +4,9 @@
 # For each scenario, starts a fresh server on loopback (ChartCast, then Debian's
 # libwebsockets-test-server with its lws-mirror-protocol), runs chartcast-load against it
 # with the same viewer/driver counts, rate and message size, and keeps both JSON reports; for
-# n100, n1000 and n5000 also the send() floor (chartcast-load --send-floor: the same frames as
-# one send() per socket and nothing else).
+# n100, n1000 and n5000 also the send() floor (chartcast-load --send-floor: each event a message
+# read from a socket after epoll_wait, as a server is woken, then the same frames as one send()
+# per socket and nothing else).
 # Then prints one table with ratios and the targets checked, and writes it (with every
 # report) to bench/results/<date>.json. The server runs on core 0 and the load on core 1
 # when taskset exists and there are two cores.
@@ -144,8 +145,9 @@ for scenario in $SCENARIOS; do
         stop_server
     fi
 
-    # The send() floor for the same frames: one send per socket per event and nothing else, on
-    # the server's core (the reader on the tester's), so each server's cost reads against it.
+    # The send() floor for the same frames: each event read from a socket, then one send per
+    # socket and nothing else, on the server's core (the driver and the reader on the tester's),
+    # so each server's cost reads against it.
     case "$scenario" in n100|n1000|n5000)
         events=$(awk -v r="$rate" -v d="$drivers" 'BEGIN { print r * d }')
         pins=()

@@ -11,13 +11,21 @@ import Foundation
 /// `make bench` runs it beside each scenario with the same viewers, rate and message size, so a
 /// server's CPU per frame can be read against the least any one-thread server on this machine
 /// can pay (`send()` on loopback also runs the receiver's TCP processing, charged to the sender
-/// as it is to the servers). A reader thread, on another CPU when asked, drains every socket so
-/// that no buffer fills; the sender's CPU is its own thread's (`CLOCK_THREAD_CPUTIME_ID`).
+/// as it is to the servers). By default each event wakes the sender as one wakes a server: a
+/// driver thread sends it a small message on a socket, and the sender, asleep in `epoll_wait`,
+/// reads it and then writes the frames (`--wake socket`); `--wake timer` sleeps until each
+/// event's time instead, the sends alone. A reader thread, on another CPU when asked, drains
+/// every socket so that no buffer fills; the sender's CPU is its own thread's
+/// (`CLOCK_THREAD_CPUTIME_ID`), its waking and reading included.
 public enum SendFloor {
     /// A setup step that failed (`socket`, `connect`, …), with the system's reason.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
+
+    /// Bytes of each event the driver sends when the floor wakes on a socket: about a pointer
+    /// message's frame.
+    static let eventBytes = 128
 
     /// Runs the measurement described by `options`.
     /// - Throws: `Failure` when the sockets cannot be set up (too few descriptors, say).
@@ -35,28 +43,59 @@ public enum SendFloor {
         var shortWrites = 0
         let events = max(1, Int((options.rate * options.duration).rounded()))
         let interval = 1e9 / options.rate
-        let cpuBefore = threadCPUSeconds()
-        let start = MonotonicClock.now()
-        frame.withUnsafeBytes { bytes in
-            for event in 0..<events {
-                sleep(until: start &+ UInt64(Double(event) * interval))
-                let began = MonotonicClock.now()
-                for (i, fd) in pairs.writers.enumerated() {
-                    let sent = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-                    if sent != bytes.count { shortWrites += 1 }
-                    // Every 8th frame's time from the event's start: the frames' latency at the
-                    // floor, sampled so the clock adds almost nothing to the sender's CPU.
-                    if i & 7 == 7 { offsets.record(nanoseconds: MonotonicClock.now() &- began) }
-                }
-                bursts.record(nanoseconds: MonotonicClock.now() &- began)
+        /// One event's sends, one to each socket, timed from `began`.
+        func fanOut(_ bytes: UnsafeRawBufferPointer, began: UInt64) {
+            for (i, fd) in pairs.writers.enumerated() {
+                let sent = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+                if sent != bytes.count { shortWrites += 1 }
+                // Every 8th frame's time from the event's start: the frames' latency at the
+                // floor, sampled so the clock adds almost nothing to the sender's CPU.
+                if i & 7 == 7 { offsets.record(nanoseconds: MonotonicClock.now() &- began) }
             }
+            bursts.record(nanoseconds: MonotonicClock.now() &- began)
         }
-        let cpu = threadCPUSeconds() - cpuBefore
-        let frames = events * options.connections
+        var handled = 0
+        var cpu = 0.0
+        switch options.wake {
+        case .timer:
+            let cpuBefore = threadCPUSeconds()
+            let start = MonotonicClock.now()
+            frame.withUnsafeBytes { bytes in
+                for event in 0..<events {
+                    sleep(until: start &+ UInt64(Double(event) * interval))
+                    fanOut(bytes, began: MonotonicClock.now())
+                }
+            }
+            handled = events
+            cpu = threadCPUSeconds() - cpuBefore
+        case .socket:
+            let input = try SocketPairs(count: 1)
+            defer { input.close() }
+            let waiter = try EventWaiter(fd: input.writers[0])
+            defer { waiter.close() }
+            let driver = EventDriver(fd: input.readers[0], events: events, interval: interval, cpu: options.readerCPU)
+            let cpuBefore = threadCPUSeconds()
+            frame.withUnsafeBytes { bytes in
+                // Each event's bytes, however the kernel groups them, is one fan-out.
+                var unread = 0
+                while handled < events, let read = waiter.next(giveUpAfterQuietMs: 2_000) {
+                    let began = MonotonicClock.now()
+                    unread += read
+                    while unread >= eventBytes && handled < events {
+                        unread -= eventBytes
+                        fanOut(bytes, began: began)
+                        handled += 1
+                    }
+                }
+            }
+            cpu = threadCPUSeconds() - cpuBefore
+            driver.join()
+        }
+        let frames = handled * options.connections
         let received = reader.finish(expecting: frames * frame.count, within: 10)
-        return SendFloorReport(options: options, events: events, frames: frames, frameBytes: frame.count,
-                               bytesReceived: received, shortWrites: shortWrites, senderCPUSeconds: cpu,
-                               bursts: bursts, offsets: offsets)
+        return SendFloorReport(options: options, events: events, eventsHandled: handled, frames: frames,
+                               frameBytes: frame.count, bytesReceived: received, shortWrites: shortWrites,
+                               senderCPUSeconds: cpu, bursts: bursts, offsets: offsets)
     }
 
     /// CPU seconds the calling thread has used.
@@ -130,6 +169,69 @@ struct SocketPairs {
     func close() {
         for fd in writers + readers { _ = Glibc.close(fd) }
     }
+}
+
+/// The sender's wait for the next event: `epoll_wait` on one socket, then one `recv`.
+final class EventWaiter {
+    private let epoll: Int32
+    private let fd: Int32
+    private let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+
+    init(fd: Int32) throws {
+        self.fd = fd
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else {
+            buffer.deallocate()
+            throw SendFloor.Failure(description: "epoll_create1: \(String(cString: strerror(errno)))")
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = fd
+        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+    }
+
+    /// Sleeps until bytes arrive and reads them. - Returns: the bytes read (0 when the wake-up
+    /// found none), nil when nothing came for `giveUpAfterQuietMs` or the socket failed.
+    func next(giveUpAfterQuietMs: Int32) -> Int? {
+        var event = epoll_event()
+        let ready = epoll_wait(epoll, &event, 1, giveUpAfterQuietMs)
+        if ready == 0 { return nil }
+        if ready < 0 { return errno == EINTR ? 0 : nil }
+        let read = recv(fd, buffer, 1 << 16, 0)
+        if read > 0 { return read }
+        return read < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : nil
+    }
+
+    func close() {
+        Glibc.close(epoll)
+        buffer.deallocate()
+    }
+}
+
+/// A thread sending one `SendFloor.eventBytes` message per event on `fd`, at the events' times
+/// (a driver's pointer moves), on the reader's CPU when one is given.
+final class EventDriver: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(fd: Int32, events: Int, interval: Double, cpu: Int?) {
+        let thread = Thread { [done] in
+            if let cpu { _ = chartcast_pin_thread(Int32(cpu)) }   // the reader's pin was checked
+            let message = [UInt8](repeating: 0x2A, count: SendFloor.eventBytes)
+            let start = MonotonicClock.now()
+            message.withUnsafeBytes { bytes in
+                for event in 0..<events {
+                    SendFloor.sleep(until: start &+ UInt64(Double(event) * interval))
+                    _ = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+                }
+            }
+            done.signal()
+        }
+        thread.name = "send-floor-driver"
+        thread.start()
+    }
+
+    /// Waits until the last event was sent.
+    func join() { done.wait() }
 }
 
 /// A thread reading every reader socket (epoll, level-triggered) and counting the bytes.

@@ -8,8 +8,10 @@ final class SendFloorTests: XCTestCase {
         options.rate = 50
         options.duration = 0.2
         options.messageBytes = 300
+        options.wake = .timer
         let report = try SendFloor.run(options)
         XCTAssertEqual(report.events, 10)
+        XCTAssertEqual(report.eventsHandled, 10)
         XCTAssertEqual(report.frames, 250)
         XCTAssertEqual(report.frameBytes, 304, "a 300-byte payload takes the 16-bit length form")
         XCTAssertEqual(report.shortWrites, 0)
@@ -21,6 +23,26 @@ final class SendFloorTests: XCTestCase {
         let json = String(decoding: report.json, as: UTF8.self)
         XCTAssertTrue(json.contains("\"cpuMicrosPerFrame\":"))
         XCTAssertTrue(json.contains("\"frameMs\":{\"p50\":"))
+    }
+
+    /// Woken by a socket (the default): each of the driver's messages, read after `epoll_wait`,
+    /// starts one fan-out, however the kernel groups them.
+    func testWokenByASocketEachOfTheDriversEventsIsOneFanOut() throws {
+        var options = SendFloorOptions()
+        XCTAssertEqual(options.wake, .socket, "a server is woken by a socket")
+        options.connections = 10
+        options.rate = 200
+        options.duration = 0.1
+        options.messageBytes = 100
+        let report = try SendFloor.run(options)
+        XCTAssertEqual(report.events, 20)
+        XCTAssertEqual(report.eventsHandled, 20, "every event the driver sent was fanned out")
+        XCTAssertEqual(report.frames, 200)
+        XCTAssertEqual(report.bytesReceived, 200 * 102)
+        XCTAssertTrue(report.succeeded)
+        XCTAssertEqual(report.bursts.count, 20, "one burst per event")
+        XCTAssertTrue(report.text.contains("woken by a socket"), report.text)
+        XCTAssertTrue(String(decoding: report.json, as: UTF8.self).contains("\"wake\":\"socket\",\"events\":20,\"eventsHandled\":20"))
     }
 
     func testTheServerFrameIsAnUnmaskedTextFrameOfTheGivenPayload() {
@@ -40,6 +62,11 @@ final class SendFloorTests: XCTestCase {
         XCTAssertEqual(options.senderCPU, 0)
         XCTAssertEqual(options.readerCPU, 1)
         XCTAssertEqual(options.jsonPath, "/tmp/x.json")
+        XCTAssertEqual(options.wake, .socket)
+        XCTAssertEqual(try SendFloorOptions.parse(["--wake", "timer"]).wake, .timer)
+        XCTAssertThrowsError(try SendFloorOptions.parse(["--wake", "poll"])) {
+            XCTAssertEqual(($0 as? LoadOptionsError)?.description, "--wake: bad value poll (socket or timer)")
+        }
         XCTAssertThrowsError(try SendFloorOptions.parse(["--viewers", "0"])) {
             XCTAssertEqual(($0 as? LoadOptionsError)?.description, "--viewers: bad value 0")
         }
