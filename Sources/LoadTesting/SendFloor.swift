@@ -37,6 +37,11 @@ public enum SendFloor {
         if let cpu = options.senderCPU, chartcast_pin_thread(Int32(cpu)) != 0 {
             throw Failure(description: "cannot pin the sender to CPU \(cpu): \(String(cString: strerror(errno)))")
         }
+        // The driver's socket too: nothing may fail once the reader thread runs.
+        let input = options.wake == .socket ? try SocketPairs(count: 1) : nil
+        defer { input?.close() }
+        let waiter = try input.map { try EventWaiter(fd: $0.writers[0]) }
+        defer { waiter?.close() }
         let reader = try DrainThread(fds: pairs.readers, cpu: options.readerCPU)
         var bursts = LatencyHistogram()
         var offsets = LatencyHistogram()
@@ -69,10 +74,7 @@ public enum SendFloor {
             handled = events
             cpu = threadCPUSeconds() - cpuBefore
         case .socket:
-            let input = try SocketPairs(count: 1)
-            defer { input.close() }
-            let waiter = try EventWaiter(fd: input.writers[0])
-            defer { waiter.close() }
+            guard let input, let waiter else { preconditionFailure("made above for --wake socket") }
             let driver = EventDriver(fd: input.readers[0], events: events, interval: interval, cpu: options.readerCPU)
             let cpuBefore = threadCPUSeconds()
             frame.withUnsafeBytes { bytes in
