@@ -29,8 +29,9 @@ public struct SendFloorOptions: Sendable, Equatable {
 
     public static let usage = """
     chartcast-load --send-floor [options]
-      the kernel's price of a fan-out alone: each event writes one frame with one send() to each of
-      N loopback TCP sockets (no event loop, no WebSocket library), a second thread drains them
+      the kernel's price of a fan-out alone: each event (read from a socket) writes one frame with
+      one send() to each of N loopback TCP sockets (no event loop, no WebSocket library), a second
+      thread drains them
       --viewers N            sockets written per event (default 1000)
       --wake socket|timer    what starts each event: a 128-byte message on a socket, read after
                              epoll_wait, as a driver wakes a server (default), or a timer

@@ -31,73 +31,50 @@ if let i = arguments.firstIndex(of: "--compare") {
     }
 }
 
-// `--send-floor …`: the kernel's price of a fan-out, with no server at all.
-if arguments.contains("--send-floor") {
-    let floor: SendFloorOptions
+/// One mode's steps: its options parsed (a mistake exits 2 with its usage), then `run` with
+/// SIGPIPE ignored — a peer closing mid-write must be an error return, not a fatal signal —
+/// which prints its report and writes any JSON; exits 0 when it succeeded, 1 when it did not or
+/// threw.
+func runMode<Options>(usage: String, parse: ([String]) throws -> Options, run: (Options) throws -> Bool) -> Never {
+    let options: Options
     do {
-        floor = try SendFloorOptions.parse(arguments)
+        options = try parse(arguments)
     } catch {
-        fputs("chartcast-load: \(error)\n\n\(SendFloorOptions.usage)\n", stderr)
+        fputs("chartcast-load: \(error)\n\n\(usage)\n", stderr)
         exit(2)
     }
     signal(SIGPIPE, SIG_IGN)
     do {
-        let report = try SendFloor.run(floor)
-        print(report.text, terminator: "")
-        if let path = floor.jsonPath { try report.writeJSON(to: path) }
-        exit(report.succeeded ? 0 : 1)
+        exit(try run(options) ? 0 : 1)
     } catch {
         fputs("chartcast-load: \(error)\n", stderr)
         exit(1)
+    }
+}
+
+// `--send-floor …`: the kernel's price of a fan-out, with no server at all.
+if arguments.contains("--send-floor") {
+    runMode(usage: SendFloorOptions.usage, parse: SendFloorOptions.parse) { floor in
+        let report = try SendFloor.run(floor)
+        print(report.text, terminator: "")
+        if let path = floor.jsonPath { try report.writeJSON(to: path) }
+        return report.succeeded
     }
 }
 
 // `--soak SECONDS …`: a long run with stalling, vanishing and freezing connections.
 if arguments.contains("--soak") {
-    let soak: SoakOptions
-    do {
-        soak = try SoakOptions.parse(arguments)
-    } catch {
-        fputs("chartcast-load: \(error)\n\n\(SoakOptions.usage)\n", stderr)
-        exit(2)
-    }
-    signal(SIGPIPE, SIG_IGN)
-    do {
+    runMode(usage: SoakOptions.usage, parse: SoakOptions.parse) { soak in
         let report = try SoakRunner(options: soak).run()
         print(report.text, terminator: "")
-        exit(report.succeeded ? 0 : 1)
-    } catch {
-        fputs("chartcast-load: \(error)\n", stderr)
-        exit(1)
+        return report.succeeded
     }
 }
 
-let options: LoadOptions
-do {
-    options = try LoadOptions.parse(arguments)
-} catch {
-    fputs("chartcast-load: \(error)\n\n\(LoadOptions.usage)\n", stderr)
-    exit(2)
+// The load run: headless viewers and drivers against a server.
+runMode(usage: LoadOptions.usage, parse: LoadOptions.parse) { options in
+    let report = try LoadRunner(options: options).run()
+    print(report.table, terminator: "")
+    if let path = options.jsonPath { try report.writeJSON(to: path) }
+    return report.succeeded
 }
-
-// A peer closing mid-write must be an error return, not a fatal signal.
-signal(SIGPIPE, SIG_IGN)
-
-let report: LoadReport
-do {
-    report = try LoadRunner(options: options).run()
-} catch {
-    fputs("chartcast-load: \(error)\n", stderr)
-    exit(1)
-}
-
-print(report.table, terminator: "")
-if let path = options.jsonPath {
-    do {
-        try report.writeJSON(to: path)
-    } catch {
-        fputs("chartcast-load: \(error)\n", stderr)
-        exit(1)
-    }
-}
-exit(report.succeeded ? 0 : 1)
