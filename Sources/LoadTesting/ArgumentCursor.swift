@@ -39,4 +39,16 @@ struct ArgumentCursor {
         guard let v = Int(text), v >= min else { throw LoadOptionsError("\(name): bad value \(text)") }
         return v
     }
+
+    /// One of `T`'s cases, named by its raw value, after option `name`.
+    /// - Throws: `LoadOptionsError` naming every case ("expected hover, scrub, range or mixed, got …").
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ name: String, of _: T.Type) throws -> T where T.RawValue == String {
+        let text = try value(name)
+        guard let chosen = T(rawValue: text) else {
+            let names = T.allCases.map(\.rawValue)
+            let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+            throw LoadOptionsError("\(name): expected \(list), got \(text)")
+        }
+        return chosen
+    }
 }

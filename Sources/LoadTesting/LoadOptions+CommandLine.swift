@@ -64,10 +64,7 @@ extension LoadOptions {
             case "--rate": options.rate = try args.number(arg, min: 0.1)
             case "--duration": options.duration = try args.number(arg, min: 0)
             case "--ramp": options.ramp = try args.number(arg, min: 0)
-            case "--pattern":
-                let text = try args.value(arg)
-                guard let p = LoadPattern(rawValue: text) else { throw LoadOptionsError("--pattern: expected hover, scrub, range or mixed, got \(text)") }
-                options.pattern = p
+            case "--pattern": options.pattern = try args.choice(arg, of: LoadPattern.self)
             case "--json": options.jsonPath = try args.value(arg)
             case "--server-pid":
                 let text = try args.value(arg)
@@ -83,10 +80,7 @@ extension LoadOptions {
             case "--connect-timeout": options.connectTimeout = try args.number(arg, min: 0)
             case "--quiet": options.progress = false
             case "--insecure": options.insecure = true
-            case "--client":
-                let text = try args.value(arg)
-                guard let kind = LoadClientKind(rawValue: text) else { throw LoadOptionsError("--client: expected raw or lws, got \(text)") }
-                options.client = kind
+            case "--client": options.client = try args.choice(arg, of: LoadClientKind.self)
             case "--publishers": options.publishers = try args.integer(arg)
             case "--points-per-second": options.pointsPerSecond = try args.number(arg, min: 1)
             case "--batch-points":

@@ -13,7 +13,7 @@ public struct SendFloorOptions: Sendable, Equatable {
     /// Payload bytes per frame (ChartCast's mean state message in the bench's scenario).
     public var messageBytes = 296
     /// What wakes the sender for each event.
-    public enum Wake: String, Sendable {
+    public enum Wake: String, Sendable, CaseIterable {
         /// A message on a socket, read after `epoll_wait`, as a server is woken by a driver.
         case socket
         /// The event's time (a sleep): the sends alone.
@@ -56,10 +56,7 @@ public struct SendFloorOptions: Sendable, Equatable {
             case "--rate": options.rate = try args.number(arg, min: 0.1)
             case "--duration": options.duration = try args.number(arg, min: 0.01)
             case "--message-size": options.messageBytes = try args.integer(arg, min: 1)
-            case "--wake":
-                let value = try args.value(arg)
-                guard let wake = Wake(rawValue: value) else { throw LoadOptionsError("--wake: bad value \(value) (socket or timer)") }
-                options.wake = wake
+            case "--wake": options.wake = try args.choice(arg, of: Wake.self)
             case "--sender-cpu": options.senderCPU = try args.integer(arg, min: 0)
             case "--reader-cpu": options.readerCPU = try args.integer(arg, min: 0)
             case "--json": options.jsonPath = try args.value(arg)

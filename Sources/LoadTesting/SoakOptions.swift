@@ -99,10 +99,7 @@ public struct SoakOptions: Sendable, Equatable {
             case "--ramp": options.ramp = try args.number(arg, min: 0)
             case "--settle": options.settleTimeout = try args.number(arg, min: 0)
             case "--quiet": options.progress = false
-            case "--client":
-                let text = try args.value(arg)
-                guard let kind = LoadClientKind(rawValue: text) else { throw LoadOptionsError("--client: expected raw or lws, got \(text)") }
-                options.clientKind = kind
+            case "--client": options.clientKind = try args.choice(arg, of: LoadClientKind.self)
             default: throw LoadOptionsError("unknown soak option \(arg)")
             }
         }

@@ -85,6 +85,18 @@ final class LoadOptionsTests: XCTestCase {
         XCTAssertTrue(LoadOptions.usage.contains("wss://"))
     }
 
+    /// A choice of names (`--pattern`, `--client`, the soak's `--client`, the floor's `--wake`)
+    /// refused with every name it takes.
+    func testAnUnknownChoiceIsRefusedNamingEveryOneItTakes() {
+        XCTAssertThrowsError(try LoadOptions.parse(["--pattern", "zigzag"])) {
+            XCTAssertEqual("\($0)", "--pattern: expected hover, scrub, range or mixed, got zigzag")
+        }
+        XCTAssertThrowsError(try SoakOptions.parse(["--client", "curl"])) {
+            XCTAssertEqual("\($0)", "--client: expected raw or lws, got curl")
+        }
+        XCTAssertEqual(try LoadOptions.parse(["--pattern=range"]).pattern, .range)
+    }
+
     func testTheClientIsTheRawOneForWSAndLibwebsocketsForWSS() throws {
         XCTAssertEqual(try LoadOptions.parse([]).clientKind, .raw)
         XCTAssertEqual(try LoadOptions.parse(["--url", "wss://127.0.0.1:8443/ws"]).clientKind, .lws)

@@ -65,7 +65,7 @@ final class SendFloorTests: XCTestCase {
         XCTAssertEqual(options.wake, .socket)
         XCTAssertEqual(try SendFloorOptions.parse(["--wake", "timer"]).wake, .timer)
         XCTAssertThrowsError(try SendFloorOptions.parse(["--wake", "poll"])) {
-            XCTAssertEqual(($0 as? LoadOptionsError)?.description, "--wake: bad value poll (socket or timer)")
+            XCTAssertEqual(($0 as? LoadOptionsError)?.description, "--wake: expected socket or timer, got poll")
         }
         XCTAssertThrowsError(try SendFloorOptions.parse(["--viewers", "0"])) {
             XCTAssertEqual(($0 as? LoadOptionsError)?.description, "--viewers: bad value 0")
