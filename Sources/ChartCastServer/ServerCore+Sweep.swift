@@ -28,7 +28,7 @@ extension ServerCore {
 
     /// Ends every drag whose owner sent no input to its chart for `options.dragLease`: the
     /// chart is released and every viewer is sent the new selection, as when the owner leaves.
-    /// - Complexity: O(charts), plus one wake of everyone when a drag ended.
+    /// - Complexity: O(charts), plus one wake of everyone (at the end of the pass) when a drag ended.
     func expireDragLeases(now: UInt64) {
         if cluster != nil { return clusterExpireDragLeases(now: now) }
         let seconds = Double(now) / 1e9
@@ -40,7 +40,7 @@ extension ServerCore {
             released = true
             logger.info("viewer \(owner) lost the drag on \(channel.id): no input for \(options.dragLease) s")
         }
-        if released { wakeAll() }
+        if released { wakeAtEndOfPass() }   // the sweep's timer callback: written at the pass's end, as a tick
     }
 
     /// Closes the viewers that stopped taking output: output pending, no writable callback since
